@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Sets up everything iceview needs on a fresh Debian machine (idempotent; reruns take seconds).
+#
+#   bash scripts/setup.sh            core + Spark: what the demo needs
+#   bash scripts/setup.sh --tests    also what the whole test suite needs (PostgreSQL, JDBC drivers)
+#
+# It installs Debian packages (as root, or through sudo), creates .venv with iceview and its
+# extras, and builds the Iceberg Spark runtime's missing relocated Jackson into .cache/jars.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TESTS=0
+for a in "$@"; do
+  case "$a" in
+    --tests) TESTS=1 ;;
+    *) echo "setup.sh: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+PYTHON="${PYTHON:-python3}"
+say() { printf '== %s\n' "$*"; }
+
+# ---------------------------------------------------------------- Debian packages
+DEBS=(libxerial-sqlite-jdbc-java libjarjar-java)
+command -v java >/dev/null || DEBS+=(openjdk-17-jre-headless)
+"$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || DEBS+=(python3-venv)
+if [ "$TESTS" = 1 ]; then
+  DEBS+=(libpostgresql-jdbc-java postgresql)
+  # tests run their own throw-away clusters; no default cluster on port 5432
+  if [ ! -d /etc/postgresql-common ] || ! grep -qs '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO mkdir -p /etc/postgresql-common
+    echo 'create_main_cluster = false' | $SUDO tee -a /etc/postgresql-common/createcluster.conf >/dev/null
+  fi
+fi
+missing=()
+for p in "${DEBS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "apt-get install ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ---------------------------------------------------------------- Python environment
+[ -x .venv/bin/python ] || { say "creating .venv"; "$PYTHON" -m venv .venv; }
+STAMP=.venv/.iceview-installed
+REQ_HASH="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$REQ_HASH" ]; then
+  say "pip install iceview and its extras into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check --upgrade pip
+  # pyspark 3.5.9 and the Iceberg 1.10.2 runtime jar: the versions the Iceberg-Java interop is checked with
+  .venv/bin/pip install -q --disable-pip-version-check -e ".[dev,spark,duckdb,postgres]" \
+    "pyspark==3.5.9" "snowpark-connect-deps-iceberg==1.0.3" "pyiceberg[sql-sqlite,pyarrow]==0.12.*"
+  echo "$REQ_HASH" > "$STAMP"
+fi
+
+# ---------------------------------------------------------------- Iceberg Spark runtime
+say "Iceberg runtime jars"
+.venv/bin/python scripts/iceberg_jars.py --out .cache/jars
+say "setup done"

@@ -1,0 +1,134 @@
+"""Typed exceptions raised by iceview.
+
+Messages follow Apache Iceberg Java 1.10 word for word where Java has a message for the same
+failure, so that errors read the same whichever implementation raised them. Each class notes the
+Java exception it corresponds to.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AlreadyExistsError",
+    "CatalogError",
+    "CommitFailedError",
+    "CommitStateUnknownError",
+    "IceviewError",
+    "InvalidArgumentError",
+    "InvalidIdentifierError",
+    "InvalidMetadataError",
+    "InvalidStateError",
+    "NamespaceAlreadyExistsError",
+    "NamespaceNotEmptyError",
+    "NoSuchNamespaceError",
+    "NoSuchTableError",
+    "NoSuchViewError",
+    "NotFoundError",
+    "TableAlreadyExistsError",
+    "UnsupportedOperationError",
+    "ValidationError",
+    "ViewAlreadyExistsError",
+    "ViewUUIDMismatchError",
+]
+
+
+class IceviewError(Exception):
+    """Base class of every exception iceview raises on purpose."""
+
+
+class InvalidMetadataError(IceviewError, ValueError):
+    """View metadata that cannot be read: malformed JSON, a missing or mistyped field, a lazily
+    detected dangling id. ``message`` is Java's text, ``path`` the JSON path of the bad field
+    (``$`` for the whole document) and ``location`` the file, when known."""
+
+    def __init__(self, message: str, path: str = "$", location: str | None = None) -> None:
+        self.message = message
+        self.path = path
+        self.location = location
+        super().__init__(message)
+
+    def with_location(self, location: str) -> InvalidMetadataError:
+        """The same error, naming the file it came from."""
+        return InvalidMetadataError(self.message, self.path, location)
+
+    def __str__(self) -> str:
+        where = f"at {self.path}"
+        if self.location:
+            where += f" in {self.location}"
+        return f"{self.message} ({where})"
+
+
+class InvalidArgumentError(IceviewError, ValueError):
+    """A bad argument (Java ``IllegalArgumentException``)."""
+
+
+class InvalidStateError(IceviewError, RuntimeError):
+    """An operation that the current state does not allow (Java ``IllegalStateException``)."""
+
+
+class ValidationError(IceviewError, ValueError):
+    """A rule of the format was broken (Java ``ValidationException``)."""
+
+
+class UnsupportedOperationError(IceviewError, NotImplementedError):
+    """Java ``UnsupportedOperationException``, e.g. views on a JDBC catalog without view support."""
+
+
+class InvalidIdentifierError(InvalidArgumentError):
+    """An identifier that is empty or would escape the warehouse when turned into a location."""
+
+
+class NotFoundError(IceviewError, FileNotFoundError):
+    """A file that should exist does not (Java ``NotFoundException``)."""
+
+
+class CatalogError(IceviewError):
+    """The catalog's database failed (Java ``UncheckedSQLException``)."""
+
+
+class NoSuchNamespaceError(IceviewError, LookupError):
+    """Java ``NoSuchNamespaceException``."""
+
+
+class NoSuchViewError(IceviewError, LookupError):
+    """Java ``NoSuchViewException``."""
+
+
+class NoSuchTableError(IceviewError, LookupError):
+    """Java ``NoSuchTableException``."""
+
+
+class AlreadyExistsError(IceviewError):
+    """Java ``AlreadyExistsException``."""
+
+
+class ViewAlreadyExistsError(AlreadyExistsError):
+    """A view with that name exists."""
+
+
+class TableAlreadyExistsError(AlreadyExistsError):
+    """A table with that name exists where a view was to be created, replaced or renamed to."""
+
+
+class NamespaceAlreadyExistsError(AlreadyExistsError):
+    """Java ``AlreadyExistsException`` for namespaces."""
+
+
+class NamespaceNotEmptyError(IceviewError):
+    """Java ``NamespaceNotEmptyException``."""
+
+
+class CommitFailedError(IceviewError):
+    """The commit definitely failed, e.g. the pointer moved under us and the retries ran out.
+    Nothing was changed (Java ``CommitFailedException``)."""
+
+
+class CommitStateUnknownError(IceviewError):
+    """The outcome of a commit is unknown, e.g. the connection dropped after the swap was sent.
+    The new metadata file is kept, because the catalog may point at it
+    (Java ``CommitStateUnknownException``)."""
+
+
+class ViewUUIDMismatchError(InvalidStateError):
+    """A refresh found metadata whose ``view-uuid`` differs from the one loaded before: the name now
+    points at another view (e.g. it was dropped and created again). The view spec requires an
+    exception here."""

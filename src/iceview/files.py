@@ -1,0 +1,174 @@
+"""Metadata files: names, the gzip codec, and reading and writing through PyIceberg's FileIO, so
+that local paths, ``file:`` URIs and object stores (``s3://`` ...) all work the same way.
+
+File names follow Iceberg Java: ``{version:05d}-{uuid}{.gz}.metadata.json``, where the version is
+one more than the one in the current file's name (``-1`` when it has none, so a new view's first
+file is ``00000-...``). gzip is chosen from the name: ``*.gz.metadata.json`` or, for compatibility,
+``*.metadata.json.gz``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import uuid as uuidlib
+import zlib
+from collections.abc import Mapping
+from enum import Enum
+
+from pyiceberg.io import FileIO, load_file_io
+
+from iceview.errors import InvalidArgumentError, InvalidMetadataError, NotFoundError
+from iceview.spec import ViewMetadata
+
+__all__ = [
+    "METADATA_COMPRESSION",
+    "METADATA_COMPRESSION_DEFAULT",
+    "WRITE_METADATA_LOCATION",
+    "Codec",
+    "codec_for",
+    "delete_file",
+    "file_io_for",
+    "metadata_dir",
+    "new_metadata_location",
+    "parse_version",
+    "read_metadata",
+    "write_metadata",
+]
+
+METADATA_COMPRESSION = "write.metadata.compression-codec"
+METADATA_COMPRESSION_DEFAULT = "gzip"
+WRITE_METADATA_LOCATION = "write.metadata.path"
+
+_SUFFIX = ".metadata.json"
+
+
+class Codec(Enum):
+    """How a metadata file is compressed (Java's ``TableMetadataParser.Codec``)."""
+
+    NONE = ""
+    GZIP = ".gz"
+
+    @property
+    def extension(self) -> str:
+        """The file name ending: ``.metadata.json`` or ``.gz.metadata.json``."""
+        return self.value + _SUFFIX
+
+    @staticmethod
+    def from_name(name: str) -> Codec:
+        """``none`` or ``gzip``, in any case."""
+        try:
+            return Codec[name.upper()]
+        except (KeyError, AttributeError):
+            raise InvalidArgumentError(f"Invalid codec name: {name}") from None
+
+
+def codec_for(location: str) -> Codec:
+    """The codec a file name implies. A name without ``.metadata.json`` is refused."""
+    name = location.rsplit("/", 1)[-1]
+    if _SUFFIX not in name:
+        raise InvalidArgumentError(f"{location} is not a valid metadata file")
+    if name.endswith(_SUFFIX + ".gz"):
+        return Codec.GZIP
+    return Codec.GZIP if name[: name.rindex(_SUFFIX)].endswith(".gz") else Codec.NONE
+
+
+_VERSION = re.compile(r"(\d+)-")
+
+
+def parse_version(metadata_location: str | None) -> int:
+    """The number at the start of a metadata file's name, or -1 (Java's ``parseVersion``)."""
+    if not metadata_location:
+        return -1
+    name = metadata_location.rsplit("/", 1)[-1]
+    dash = name.find("-")
+    if dash < 0:
+        return -1
+    try:
+        return int(name[:dash]) if name[:dash].isascii() and name[:dash].isdigit() else -1
+    except ValueError:
+        return -1
+
+
+def metadata_dir(location: str, properties: Mapping[str, str]) -> str:
+    """Where new metadata files go: ``write.metadata.path`` if set, else ``<location>/metadata``."""
+    custom = properties.get(WRITE_METADATA_LOCATION)
+    if custom:
+        return custom.rstrip("/")
+    return location.rstrip("/") + "/metadata"
+
+
+def new_metadata_location(
+    location: str, properties: Mapping[str, str], current_metadata_location: str | None
+) -> str:
+    """The location of the next metadata file of a view (Java's ``newMetadataFilePath``)."""
+    codec = Codec.from_name(properties.get(METADATA_COMPRESSION, METADATA_COMPRESSION_DEFAULT))
+    version = parse_version(current_metadata_location) + 1
+    name = f"{version:05d}-{uuidlib.uuid4()}{codec.extension}"
+    return f"{metadata_dir(location, properties)}/{name}"
+
+
+def file_io_for(location: str, properties: Mapping[str, str] | None = None) -> FileIO:
+    """PyIceberg's FileIO for a location (``py-io-impl`` and storage properties are honoured)."""
+    return load_file_io(dict(properties or {}), location)
+
+
+def read_metadata(
+    location: str, io: FileIO | None = None, properties: Mapping[str, str] | None = None
+) -> ViewMetadata:
+    """Read a metadata file. The result's ``metadata_file_location`` is ``location``.
+
+    Raises :class:`NotFoundError` if the file does not exist, and :class:`InvalidMetadataError`
+    (naming the file) if it is not valid view metadata, including corrupt gzip.
+    """
+    codec = codec_for(location)
+    io = io or file_io_for(location, properties)
+    try:
+        with io.new_input(location).open() as stream:
+            raw = stream.read()
+    except FileNotFoundError:
+        raise NotFoundError(f"Metadata file does not exist: {location}") from None
+    except OSError as e:
+        if "not found" in str(e).lower() or "no such file" in str(e).lower():
+            raise NotFoundError(f"Metadata file does not exist: {location}") from None
+        raise InvalidMetadataError(f"Failed to read json file: {location}: {e}", "$", location) from e
+    if codec is Codec.GZIP:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as e:
+            raise InvalidMetadataError(f"Failed to read json file: {location}: bad gzip data: {e}", "$", location) from None
+    try:
+        return ViewMetadata.from_json(raw, metadata_location=location)
+    except InvalidMetadataError as e:
+        raise e.with_location(location) from None
+
+
+def write_metadata(
+    metadata: ViewMetadata,
+    location: str,
+    io: FileIO | None = None,
+    *,
+    overwrite: bool = True,
+    properties: Mapping[str, str] | None = None,
+) -> None:
+    """Write ``metadata`` as compact JSON to ``location``, gzip chosen from the name. The catalog
+    overwrites (each new file name holds a fresh uuid); ``overwrite=False`` refuses an existing file."""
+    codec = codec_for(location)
+    data = metadata.to_json().encode()
+    if codec is Codec.GZIP:
+        data = gzip.compress(data, mtime=0)
+    io = io or file_io_for(location, properties)
+    try:
+        with io.new_output(location).create(overwrite=overwrite) as stream:
+            stream.write(data)
+    except FileExistsError:
+        raise InvalidArgumentError(f"Metadata file already exists: {location}") from None
+
+
+def delete_file(location: str, io: FileIO | None = None, properties: Mapping[str, str] | None = None) -> None:
+    """Delete a file; a file that is already gone is not an error."""
+    io = io or file_io_for(location, properties)
+    try:
+        io.delete(location)
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,137 @@
+"""The view metadata JSON codec: Java's ``ViewMetadataParser`` and friends.
+
+Reading is lenient exactly where Java is (unknown keys ignored, ``default-catalog: null`` means
+absent, representation types lower-cased, unknown representation types kept, no semantic checks),
+and every shape error is raised at read time with Java's message and the JSON path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from iceview.spec._json import (
+    child,
+    decode,
+    encode_compact,
+    encode_pretty,
+    fail,
+    get_field,
+    get_int,
+    get_long,
+    get_string,
+    get_string_list,
+    get_string_map,
+    get_string_or_none,
+    node_str,
+)
+from iceview.spec._fast import log_ok, versions_ok
+from iceview.spec.model import FrozenDict, ViewMetadata
+
+__all__ = ["parse_json", "parse_object", "to_json"]
+
+
+def parse_json(data: bytes | bytearray | memoryview | str, metadata_location: str | None = None) -> ViewMetadata:
+    """``ViewMetadataParser.fromJson(location, json)``."""
+    if data is None:
+        raise fail("Cannot parse view metadata from null string", "$")
+    return parse_object(decode(data), metadata_location)
+
+
+def parse_object(obj: Any, metadata_location: str | None = None) -> ViewMetadata:
+    """``ViewMetadataParser.fromJson(JsonNode)`` on a decoded JSON value."""
+    if obj is None:
+        raise fail("Cannot parse view metadata from null object", "$")
+    if type(obj) is not dict:
+        raise fail(f"Cannot parse view metadata from non-object: {node_str(obj)}", "$")
+
+    uuid = get_string(obj, "view-uuid", "$")
+    format_version = get_int(obj, "format-version", "$")
+    location = get_string(obj, "location", "$")
+    properties = get_string_map(obj, "properties", "$") if "properties" in obj else {}
+
+    schemas = get_field(obj, "schemas", "$")
+    if type(schemas) is not list:
+        raise fail(f"Cannot parse schemas from non-array: {node_str(schemas)}", "$.schemas")
+    # schema contents are checked (with SchemaParser's messages) on first use: see ViewMetadata
+
+    current_version_id = get_int(obj, "current-version-id", "$")
+
+    versions = get_field(obj, "versions", "$")
+    if type(versions) is not list:
+        raise fail(f"Cannot parse versions from non-array: {node_str(versions)}", "$.versions")
+    if not versions_ok(versions):
+        for i, version in enumerate(versions):
+            _check_version(version, f"$.versions[{i}]")
+
+    log = get_field(obj, "version-log", "$")
+    if type(log) is not list:
+        raise fail(f"Cannot parse version-log from non-array: {node_str(log)}", "$.version-log")
+    if not log_ok(log):
+        for i, entry in enumerate(log):
+            _check_log_entry(entry, f"$.version-log[{i}]")
+
+    try:
+        return ViewMetadata._make(
+            uuid,
+            format_version,
+            location,
+            FrozenDict(properties) if properties else FrozenDict(),
+            schemas,
+            None,
+            current_version_id,
+            None,
+            versions,
+            None,
+            log,
+            (),
+            metadata_location,
+        )
+    except ValueError as e:  # the format-version check, which Java runs on construction
+        raise fail(str(e), "$.format-version") from None
+
+
+def _check_version(node: Any, path: str) -> None:
+    """``ViewVersionParser.fromJson``: checks in Java's order, with Java's messages."""
+    if node is None:
+        raise fail("Cannot parse view version from null object", path)
+    if type(node) is not dict:
+        raise fail(f"Cannot parse view version from a non-object: {node_str(node)}", path)
+    get_int(node, "version-id", path)
+    get_int(node, "schema-id", path)
+    get_long(node, "timestamp-ms", path)
+    get_string_map(node, "summary", path)
+    representations = get_field(node, "representations", path)
+    if type(representations) is not list:
+        raise fail(
+            f"Cannot parse representations from non-array: {node_str(representations)}",
+            child(path, "representations"),
+        )
+    for i, rep in enumerate(representations):
+        _check_representation(rep, f"{path}.representations[{i}]")
+    get_string_or_none(node, "default-catalog", path)
+    get_string_list(node, "default-namespace", path)
+
+
+def _check_representation(node: Any, path: str) -> None:
+    if type(node) is not dict:
+        raise fail(f"Cannot parse view representation from non-object: {node_str(node)}", path)
+    if get_string(node, "type", path).lower() == "sql":
+        get_string(node, "sql", path)
+        get_string(node, "dialect", path)
+
+
+def _check_log_entry(node: Any, path: str) -> None:
+    if node is None:
+        raise fail("Cannot parse view history entry from null object", path)
+    if type(node) is not dict:
+        raise fail(f"Cannot parse view history entry from non-object: {node_str(node)}", path)
+    get_int(node, "version-id", path)
+    get_long(node, "timestamp-ms", path)
+
+
+def to_json(metadata: ViewMetadata, pretty: bool = False) -> str:
+    """``ViewMetadataParser.toJson(metadata[, pretty])``."""
+    if metadata is None:
+        raise fail("Invalid view metadata: null", "$")
+    value = metadata.to_dict()
+    return encode_pretty(value) if pretty else encode_compact(value)

@@ -1,0 +1,650 @@
+"""The view metadata model: immutable values named as in the view spec.
+
+``ViewMetadata`` is built by the JSON reader (:mod:`iceview.spec.codec`) or by the builder
+(:mod:`iceview.spec.builder`). The reader checks every field when it loads a file, but builds the
+version, representation and log objects, and the PyIceberg schemas, only when they are first asked
+for: loading metadata with many versions and schemas stays close to the cost of decoding the JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Union, overload
+
+from pyiceberg.schema import Schema
+
+from iceview.errors import InvalidArgumentError, InvalidMetadataError
+from iceview.spec._fast import schemas_canonical
+from iceview.spec.schema import normalize_schema_json, schema_from_json, schema_to_json
+
+if TYPE_CHECKING:
+    from iceview.spec.builder import ViewMetadataBuilder
+    from iceview.spec.updates import ViewUpdate
+
+__all__ = [
+    "SUPPORTED_VIEW_FORMAT_VERSION",
+    "FrozenDict",
+    "Representation",
+    "SQLRepresentation",
+    "UnknownRepresentation",
+    "VersionLogEntry",
+    "ViewHistory",
+    "ViewMetadata",
+    "ViewVersion",
+]
+
+SUPPORTED_VIEW_FORMAT_VERSION = 1
+
+
+class FrozenDict(dict[str, str]):
+    """A ``dict`` that cannot be changed after it is made (used for properties and summaries)."""
+
+    __slots__ = ()
+
+    def _immutable(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("this mapping is immutable")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _immutable  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[str, str]]]:
+        return (FrozenDict, (dict(self),))
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+
+_EMPTY = FrozenDict()
+
+
+def _frozen(mapping: Mapping[str, str] | None) -> FrozenDict:
+    if not mapping:
+        return _EMPTY
+    return mapping if type(mapping) is FrozenDict else FrozenDict(mapping)
+
+
+@dataclass(frozen=True, slots=True)
+class SQLRepresentation:
+    """A view definition as a SQL SELECT in a named dialect."""
+
+    sql: str
+    dialect: str
+    type: ClassVar[str] = "sql"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "sql", "sql": self.sql, "dialect": self.dialect}
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownRepresentation:
+    """A representation of a type this library does not know. ``type`` is lower-cased as Java does;
+    ``raw`` is the original JSON object, written back unchanged."""
+
+    type: str
+    raw: Mapping[str, Any] = field(compare=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.raw)
+
+
+Representation = Union[SQLRepresentation, UnknownRepresentation]
+
+
+def _check_dialect(dialect: str | None) -> str:
+    if dialect is None:
+        raise InvalidArgumentError("Invalid dialect: null")
+    if dialect == "":
+        raise InvalidArgumentError("Invalid dialect: (empty string)")
+    return dialect
+
+
+def _sql_for(
+    representations: Sequence[Representation], dialect: str | None, fallback: bool
+) -> SQLRepresentation | None:
+    wanted = _check_dialect(dialect).lower()
+    first: SQLRepresentation | None = None
+    for rep in representations:
+        if isinstance(rep, SQLRepresentation):
+            if rep.dialect.lower() == wanted:
+                return rep
+            if first is None:
+                first = rep
+    return first if fallback else None
+
+
+@dataclass(frozen=True, slots=True)
+class ViewVersion:
+    """One version of a view: its SQL representations, schema id and resolution defaults."""
+
+    version_id: int
+    timestamp_ms: int
+    schema_id: int
+    summary: Mapping[str, str]
+    representations: tuple[Representation, ...]
+    default_namespace: tuple[str, ...]
+    default_catalog: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "summary", _frozen(self.summary))
+        if type(self.representations) is not tuple:
+            object.__setattr__(self, "representations", tuple(self.representations))
+        if type(self.default_namespace) is not tuple:
+            object.__setattr__(self, "default_namespace", tuple(self.default_namespace))
+
+    @property
+    def operation(self) -> str:
+        """``create`` for version 1, ``replace`` for any other (derived, as in Java)."""
+        return "create" if self.version_id == 1 else "replace"
+
+    @property
+    def dialects(self) -> tuple[str, ...]:
+        """The dialects of this version's SQL representations, as written."""
+        return tuple(r.dialect for r in self.representations if isinstance(r, SQLRepresentation))
+
+    def sql_for(self, dialect: str, *, fallback: bool = False) -> SQLRepresentation | None:
+        """The SQL representation for ``dialect``, matched case-insensitively. With
+        ``fallback=True`` a missing dialect gives the first SQL representation, as Java's
+        ``View.sqlFor`` always does; by default it gives ``None``."""
+        return _sql_for(self.representations, dialect, fallback)
+
+    def replace(self, **changes: Any) -> ViewVersion:
+        """A copy with some fields changed."""
+        values = {
+            "version_id": self.version_id,
+            "timestamp_ms": self.timestamp_ms,
+            "schema_id": self.schema_id,
+            "summary": self.summary,
+            "representations": self.representations,
+            "default_namespace": self.default_namespace,
+            "default_catalog": self.default_catalog,
+        }
+        values.update(changes)
+        return ViewVersion(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _version_dict(
+            self.version_id,
+            self.timestamp_ms,
+            self.schema_id,
+            self.summary,
+            self.default_catalog,
+            self.default_namespace,
+            [r.to_dict() for r in self.representations],
+        )
+
+
+def _version_dict(
+    version_id: int,
+    timestamp_ms: int,
+    schema_id: int,
+    summary: Mapping[str, str],
+    default_catalog: str | None,
+    default_namespace: Sequence[str],
+    representations: list[Any],
+) -> dict[str, Any]:
+    """A version's JSON object in Java's field order."""
+    out: dict[str, Any] = {
+        "version-id": version_id,
+        "timestamp-ms": timestamp_ms,
+        "schema-id": schema_id,
+        "summary": summary,
+    }
+    if default_catalog is not None:
+        out["default-catalog"] = default_catalog
+    out["default-namespace"] = default_namespace
+    out["representations"] = representations
+    return out
+
+
+def _representation_json(raw: dict[str, Any]) -> dict[str, Any]:
+    if raw["type"].lower() == "sql":
+        return {"type": "sql", "sql": raw["sql"], "dialect": raw["dialect"]}
+    return raw
+
+
+def _version_json(raw: dict[str, Any]) -> dict[str, Any]:
+    """A checked version object from a file, re-written in Java's field order without first
+    building the model objects."""
+    return _version_dict(
+        raw["version-id"],
+        raw["timestamp-ms"],
+        raw["schema-id"],
+        raw["summary"],
+        raw.get("default-catalog"),
+        raw["default-namespace"],
+        [_representation_json(r) for r in raw["representations"]],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class VersionLogEntry:
+    """An entry of the version log: at ``timestamp_ms`` the current version became ``version_id``."""
+
+    timestamp_ms: int
+    version_id: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"timestamp-ms": self.timestamp_ms, "version-id": self.version_id}
+
+
+class ViewHistory(Sequence[VersionLogEntry]):
+    """The version log, oldest first, with look-ups by time."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Iterable[VersionLogEntry]) -> None:
+        self._entries = tuple(entries)
+
+    @overload
+    def __getitem__(self, index: int) -> VersionLogEntry: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[VersionLogEntry]: ...
+    def __getitem__(self, index: int | slice) -> VersionLogEntry | Sequence[VersionLogEntry]:
+        return self._entries[index]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[VersionLogEntry]:
+        return iter(self._entries)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ViewHistory):
+            return self._entries == other._entries
+        if isinstance(other, (tuple, list)):
+            return self._entries == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._entries)
+
+    def __repr__(self) -> str:
+        return f"ViewHistory({list(self._entries)!r})"
+
+    @property
+    def version_ids(self) -> tuple[int, ...]:
+        return tuple(e.version_id for e in self._entries)
+
+    def version_at(self, timestamp_ms: int) -> int | None:
+        """The id of the version that was current at ``timestamp_ms`` (the last entry at or before
+        it), or ``None`` if the log starts later."""
+        found: int | None = None
+        for entry in self._entries:
+            if entry.timestamp_ms <= timestamp_ms:
+                found = entry.version_id
+            else:
+                break
+        return found
+
+
+# The reader hands over checked JSON objects; these turn them into model objects on first use.
+
+
+def _representation_from_json(raw: dict[str, Any]) -> Representation:
+    kind = raw["type"].lower()
+    if kind == "sql":
+        return SQLRepresentation(raw["sql"], raw["dialect"])
+    return UnknownRepresentation(kind, raw)
+
+
+def _version_from_json(raw: dict[str, Any]) -> ViewVersion:
+    return ViewVersion(
+        raw["version-id"],
+        raw["timestamp-ms"],
+        raw["schema-id"],
+        raw["summary"],
+        tuple(_representation_from_json(r) for r in raw["representations"]),
+        tuple(raw["default-namespace"]),
+        raw.get("default-catalog"),
+    )
+
+
+class ViewMetadata:
+    """The content of a view metadata file (view spec format-version 1).
+
+    Instances are immutable. Make them with :meth:`from_json`, :meth:`builder` or
+    :meth:`build_from`; write them with :meth:`to_json`.
+    """
+
+    __slots__ = (
+        "_changes",
+        "_current_version_id",
+        "_format_version",
+        "_location",
+        "_log",
+        "_log_json",
+        "_metadata_file_location",
+        "_properties",
+        "_schema_cache",
+        "_schemas_json",
+        "_uuid",
+        "_versions",
+        "_versions_by_id",
+        "_versions_json",
+    )
+
+    def __init__(
+        self,
+        *,
+        uuid: str,
+        format_version: int,
+        location: str,
+        schemas: Sequence[Schema],
+        current_version_id: int,
+        versions: Sequence[ViewVersion],
+        version_log: Sequence[VersionLogEntry],
+        properties: Mapping[str, str] | None = None,
+        changes: Sequence[ViewUpdate] = (),
+        metadata_file_location: str | None = None,
+    ) -> None:
+        self._init(
+            uuid,
+            format_version,
+            location,
+            _frozen(properties),
+            [schema_to_json(s) for s in schemas],
+            {i: s for i, s in enumerate(schemas)},
+            current_version_id,
+            tuple(versions),
+            None,
+            tuple(version_log),
+            None,
+            tuple(changes),
+            metadata_file_location,
+        )
+
+    def _init(
+        self,
+        uuid: str,
+        format_version: int,
+        location: str,
+        properties: FrozenDict,
+        schemas_json: list[Any],
+        schema_cache: dict[int, Schema] | None,
+        current_version_id: int,
+        versions: tuple[ViewVersion, ...] | None,
+        versions_json: list[dict[str, Any]] | None,
+        log: tuple[VersionLogEntry, ...] | None,
+        log_json: list[dict[str, Any]] | None,
+        changes: tuple[ViewUpdate, ...],
+        metadata_file_location: str | None,
+    ) -> None:
+        if not 0 < format_version <= SUPPORTED_VIEW_FORMAT_VERSION:
+            raise InvalidArgumentError(f"Unsupported format version: {format_version}")
+        self._uuid = uuid
+        self._format_version = format_version
+        self._location = location
+        self._properties = properties
+        # schemas_json holds normalised schema objects once checked; the reader hands over the raw
+        # JSON and a None cache, and the first use checks and normalises them all
+        self._schemas_json = schemas_json
+        self._schema_cache = schema_cache
+        self._current_version_id = current_version_id
+        self._versions = versions
+        self._versions_json = versions_json
+        self._versions_by_id: dict[int, ViewVersion] | None = None
+        self._log = log
+        self._log_json = log_json
+        self._changes = changes
+        self._metadata_file_location = metadata_file_location
+
+    @classmethod
+    def _make(cls, *args: Any) -> ViewMetadata:
+        obj = cls.__new__(cls)
+        obj._init(*args)
+        return obj
+
+    # ------------------------------------------------------------------ construction
+
+    @staticmethod
+    def from_json(data: bytes | str, *, metadata_location: str | None = None) -> ViewMetadata:
+        """Parse view metadata JSON, leniently as Iceberg Java does. Every problem raises
+        :class:`~iceview.errors.InvalidMetadataError` with Java's message and the JSON path."""
+        from iceview.spec.codec import parse_json
+
+        return parse_json(data, metadata_location)
+
+    @staticmethod
+    def from_dict(obj: Any, *, metadata_location: str | None = None) -> ViewMetadata:
+        """Parse an already decoded JSON value."""
+        from iceview.spec.codec import parse_object
+
+        return parse_object(obj, metadata_location)
+
+    @staticmethod
+    def builder() -> ViewMetadataBuilder:
+        """A builder for new view metadata."""
+        from iceview.spec.builder import ViewMetadataBuilder
+
+        return ViewMetadataBuilder(None)
+
+    @staticmethod
+    def build_from(base: ViewMetadata) -> ViewMetadataBuilder:
+        """A builder that starts from ``base``, with no changes recorded yet."""
+        from iceview.spec.builder import ViewMetadataBuilder
+
+        return ViewMetadataBuilder(base)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON value, in Java's field order."""
+        out: dict[str, Any] = {
+            "view-uuid": self._uuid,
+            "format-version": self._format_version,
+            "location": self._location,
+        }
+        if self._properties:
+            out["properties"] = self._properties
+        out["schemas"] = self._checked_schemas()
+        out["current-version-id"] = self._current_version_id
+        if self._versions is None:
+            assert self._versions_json is not None
+            out["versions"] = [_version_json(v) for v in self._versions_json]
+        else:
+            out["versions"] = [v.to_dict() for v in self._versions]
+        if self._log is None:
+            assert self._log_json is not None
+            out["version-log"] = [
+                {"timestamp-ms": e["timestamp-ms"], "version-id": e["version-id"]} for e in self._log_json
+            ]
+        else:
+            out["version-log"] = [e.to_dict() for e in self._log]
+        return out
+
+    def to_json(self, pretty: bool = False) -> str:
+        """The metadata as JSON text: compact (as metadata files are written) or, with
+        ``pretty=True``, in the exact layout of Jackson's pretty printer."""
+        from iceview.spec.codec import to_json
+
+        return to_json(self, pretty)
+
+    # ------------------------------------------------------------------ fields
+
+    @property
+    def uuid(self) -> str:
+        return self._uuid
+
+    @property
+    def format_version(self) -> int:
+        return self._format_version
+
+    @property
+    def location(self) -> str:
+        return self._location
+
+    @property
+    def properties(self) -> Mapping[str, str]:
+        return self._properties
+
+    @property
+    def current_version_id(self) -> int:
+        return self._current_version_id
+
+    @property
+    def changes(self) -> tuple[ViewUpdate, ...]:
+        """The updates the builder recorded to make this metadata (empty when read from JSON)."""
+        return self._changes
+
+    @property
+    def metadata_file_location(self) -> str | None:
+        return self._metadata_file_location
+
+    @property
+    def versions(self) -> tuple[ViewVersion, ...]:
+        if self._versions is None:
+            assert self._versions_json is not None
+            self._versions = tuple(_version_from_json(v) for v in self._versions_json)
+        return self._versions
+
+    @property
+    def version_log(self) -> tuple[VersionLogEntry, ...]:
+        if self._log is None:
+            assert self._log_json is not None
+            self._log = tuple(VersionLogEntry(e["timestamp-ms"], e["version-id"]) for e in self._log_json)
+        return self._log
+
+    @property
+    def history(self) -> ViewHistory:
+        return ViewHistory(self.version_log)
+
+    @property
+    def versions_by_id(self) -> Mapping[int, ViewVersion]:
+        if self._versions_by_id is None:
+            by_id: dict[int, ViewVersion] = {}
+            for v in self.versions:
+                by_id.setdefault(v.version_id, v)
+            self._versions_by_id = by_id
+        return self._versions_by_id
+
+    @property
+    def version_ids(self) -> tuple[int, ...]:
+        if self._versions is None and self._versions_json is not None:
+            return tuple(v["version-id"] for v in self._versions_json)
+        return tuple(v.version_id for v in self.versions)
+
+    def version(self, version_id: int) -> ViewVersion | None:
+        """The version with that id, or ``None``."""
+        return self.versions_by_id.get(version_id)
+
+    def _checked_schemas(self) -> list[dict[str, Any]]:
+        """The schemas' JSON, checked as Java's ``SchemaParser`` does and normalised, on first use."""
+        if self._schema_cache is None:
+            raw = self._schemas_json
+            if not schemas_canonical(raw):
+                try:
+                    raw = [normalize_schema_json(s, f"$.schemas[{i}]") for i, s in enumerate(raw)]
+                except InvalidMetadataError as e:
+                    raise e.with_location(self._metadata_file_location) if self._metadata_file_location else e
+            self._schemas_json = raw
+            self._schema_cache = {}
+        return self._schemas_json
+
+    @property
+    def schema_ids(self) -> tuple[int, ...]:
+        return tuple(s["schema-id"] for s in self._checked_schemas())
+
+    def schema_json(self, index: int) -> dict[str, Any]:
+        """The normalised JSON object of the schema at ``index`` in ``schemas``."""
+        return self._checked_schemas()[index]
+
+    def _schema_at(self, index: int) -> Schema:
+        schemas_json = self._checked_schemas()
+        assert self._schema_cache is not None
+        cached = self._schema_cache.get(index)
+        if cached is None:
+            try:
+                cached = schema_from_json(schemas_json[index], f"$.schemas[{index}]")
+            except InvalidMetadataError as e:
+                raise e.with_location(self._metadata_file_location) if self._metadata_file_location else e
+            self._schema_cache[index] = cached
+        return cached
+
+    @property
+    def schemas(self) -> tuple[Schema, ...]:
+        """The schemas as PyIceberg objects (each parsed on first use)."""
+        return tuple(self._schema_at(i) for i in range(len(self._checked_schemas())))
+
+    def schema_by_id(self, schema_id: int) -> Schema | None:
+        for i, s in enumerate(self._checked_schemas()):
+            if s["schema-id"] == schema_id:
+                return self._schema_at(i)
+        return None
+
+    @property
+    def schemas_by_id(self) -> Mapping[int, Schema]:
+        out: dict[int, Schema] = {}
+        for i, s in enumerate(self._checked_schemas()):
+            if s["schema-id"] not in out:
+                out[s["schema-id"]] = self._schema_at(i)
+        return out
+
+    # ------------------------------------------------------------------ derived, checked lazily
+
+    @property
+    def current_version(self) -> ViewVersion:
+        """The current version. Raises ``InvalidMetadataError`` with Java's message if
+        ``current-version-id`` names no version."""
+        version = self.version(self._current_version_id)
+        if version is None:
+            raise InvalidMetadataError(
+                f"Cannot find current version {self._current_version_id} in view versions: "
+                f"{_java_list(self.versions_by_id)}",
+                "$.current-version-id",
+                self._metadata_file_location,
+            )
+        return version
+
+    @property
+    def current_schema_id(self) -> int:
+        schema_id = self.current_version.schema_id
+        if schema_id not in self.schema_ids:
+            index = self.version_ids.index(self._current_version_id)
+            raise InvalidMetadataError(
+                f"Cannot find current schema with id {schema_id} in schemas: "
+                f"{_java_list(dict.fromkeys(self.schema_ids))}",
+                f"$.versions[{index}].schema-id",
+                self._metadata_file_location,
+            )
+        return schema_id
+
+    @property
+    def schema(self) -> Schema:
+        """The current version's schema."""
+        schema = self.schema_by_id(self.current_schema_id)
+        assert schema is not None
+        return schema
+
+    def sql_for(self, dialect: str, *, fallback: bool = False) -> SQLRepresentation | None:
+        """The current version's SQL for ``dialect`` (case-insensitive). Java falls back to the
+        first SQL representation when the dialect is missing; iceview does only with
+        ``fallback=True``."""
+        return self.current_version.sql_for(dialect, fallback=fallback)
+
+    # ------------------------------------------------------------------ value semantics
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ViewMetadata):
+            return NotImplemented
+        return (
+            self._uuid == other._uuid
+            and self._format_version == other._format_version
+            and self._location == other._location
+            and self._properties == other._properties
+            and self._checked_schemas() == other._checked_schemas()
+            and self._current_version_id == other._current_version_id
+            and self.versions == other.versions
+            and self.version_log == other.version_log
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"ViewMetadata(uuid={self._uuid!r}, location={self._location!r}, "
+            f"current_version_id={self._current_version_id}, versions={list(self.version_ids)}, "
+            f"schemas={list(self.schema_ids)}, metadata_file_location={self._metadata_file_location!r})"
+        )
+
+
+def _java_list(values: Iterable[Any]) -> str:
+    """How Java renders a collection: ``[1, 2]``."""
+    return "[" + ", ".join(str(v) for v in values) + "]"

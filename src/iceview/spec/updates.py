@@ -1,0 +1,239 @@
+"""View updates and requirements as data, with their REST JSON forms (REST catalog spec), and
+:func:`apply`, which a catalog and a REST server both use to turn them into new metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Union
+
+from pyiceberg.schema import Schema
+
+from iceview.errors import CommitFailedError, InvalidMetadataError
+from iceview.spec._json import child, fail, get_field, get_int, get_string, get_string_map, node_str
+from iceview.spec.schema import normalize_schema_json, schema_from_json, schema_to_json
+
+if TYPE_CHECKING:
+    from iceview.spec.builder import ViewMetadataBuilder
+    from iceview.spec.model import ViewMetadata, ViewVersion
+
+__all__ = [
+    "AddSchema",
+    "AddViewVersion",
+    "AssertViewUUID",
+    "AssignUUID",
+    "RemoveProperties",
+    "SetCurrentViewVersion",
+    "SetLocation",
+    "SetProperties",
+    "UpgradeFormatVersion",
+    "ViewRequirement",
+    "ViewUpdate",
+    "apply",
+    "requirement_from_dict",
+    "update_from_dict",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AssignUUID:
+    uuid: str
+    action: ClassVar[str] = "assign-uuid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "uuid": self.uuid}
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.assign_uuid(self.uuid)
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeFormatVersion:
+    format_version: int
+    action: ClassVar[str] = "upgrade-format-version"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "format-version": self.format_version}
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.upgrade_format_version(self.format_version)
+
+
+@dataclass(frozen=True, slots=True)
+class AddSchema:
+    schema: Schema
+    last_column_id: int | None = None
+    action: ClassVar[str] = "add-schema"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.action, "schema": schema_to_json(self.schema)}
+        if self.last_column_id is not None:  # deprecated in the REST spec, still written by Java
+            out["last-column-id"] = self.last_column_id
+        return out
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.add_schema(self.schema)
+
+
+@dataclass(frozen=True, slots=True)
+class SetLocation:
+    location: str
+    action: ClassVar[str] = "set-location"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "location": self.location}
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.set_location(self.location)
+
+
+@dataclass(frozen=True, slots=True)
+class SetProperties:
+    updates: Mapping[str, str]
+    action: ClassVar[str] = "set-properties"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "updates": dict(self.updates)}
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.set_properties(self.updates)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveProperties:
+    removals: tuple[str, ...]
+    action: ClassVar[str] = "remove-properties"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "removals": list(self.removals)}
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.remove_properties(self.removals)
+
+
+@dataclass(frozen=True, slots=True)
+class AddViewVersion:
+    view_version: ViewVersion
+    action: ClassVar[str] = "add-view-version"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "view-version": self.view_version.to_dict()}
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.add_version(self.view_version)
+
+
+@dataclass(frozen=True, slots=True)
+class SetCurrentViewVersion:
+    view_version_id: int
+    action: ClassVar[str] = "set-current-view-version"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "view-version-id": self.view_version_id}
+
+    def apply_to(self, builder: ViewMetadataBuilder) -> None:
+        builder.set_current_version_id(self.view_version_id)
+
+
+ViewUpdate = Union[
+    AssignUUID,
+    UpgradeFormatVersion,
+    AddSchema,
+    SetLocation,
+    SetProperties,
+    RemoveProperties,
+    AddViewVersion,
+    SetCurrentViewVersion,
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AssertViewUUID:
+    """The view's uuid must still be ``uuid`` (compared case-insensitively, as Java does)."""
+
+    uuid: str
+    type: ClassVar[str] = "assert-view-uuid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "uuid": self.uuid}
+
+    def validate(self, base: ViewMetadata | None) -> None:
+        if base is None:
+            raise CommitFailedError("Requirement failed: view does not exist")
+        if base.uuid.lower() != self.uuid.lower():
+            raise CommitFailedError(
+                f"Requirement failed: view UUID does not match: expected {base.uuid} != {self.uuid}"
+            )
+
+
+ViewRequirement = AssertViewUUID
+
+
+def _view_version_from_json(node: Any, path: str) -> ViewVersion:
+    from iceview.spec.codec import _check_version
+    from iceview.spec.model import _version_from_json
+
+    _check_version(node, path)
+    return _version_from_json(node)
+
+
+def update_from_dict(obj: Any, path: str = "$") -> ViewUpdate:
+    """Parse one update from its REST JSON form (``action`` plus its fields). The legacy field
+    names ``updated`` (set-properties) and ``removed`` (remove-properties) are read too."""
+    if type(obj) is not dict:
+        raise fail(f"Cannot parse metadata update from non-object: {node_str(obj)}", path)
+    action = get_string(obj, "action", path).lower()
+    if action == AssignUUID.action:
+        return AssignUUID(get_string(obj, "uuid", path))
+    if action == UpgradeFormatVersion.action:
+        return UpgradeFormatVersion(get_int(obj, "format-version", path))
+    if action == AddSchema.action:
+        spath = child(path, "schema")
+        schema = schema_from_json(normalize_schema_json(get_field(obj, "schema", path), spath), spath)
+        last = obj.get("last-column-id")
+        return AddSchema(schema, None if last is None else get_int(obj, "last-column-id", path))
+    if action == SetLocation.action:
+        return SetLocation(get_string(obj, "location", path))
+    if action == SetProperties.action:
+        key = "updates" if "updates" in obj or "updated" not in obj else "updated"
+        return SetProperties(get_string_map(obj, key, path))
+    if action == RemoveProperties.action:
+        key = "removals" if "removals" in obj or "removed" not in obj else "removed"
+        removals = get_field(obj, key, path)
+        if type(removals) is not list or not all(type(k) is str for k in removals):
+            raise fail(f"Cannot parse string array from non-array: {node_str(removals)}", child(path, key))
+        return RemoveProperties(tuple(removals))
+    if action == AddViewVersion.action:
+        return AddViewVersion(_view_version_from_json(get_field(obj, "view-version", path), child(path, "view-version")))
+    if action == SetCurrentViewVersion.action:
+        return SetCurrentViewVersion(get_int(obj, "view-version-id", path))
+    raise fail(f"Cannot parse metadata update. Invalid action: {action}", child(path, "action"))
+
+
+def requirement_from_dict(obj: Any, path: str = "$") -> ViewRequirement:
+    """Parse one view requirement from its REST JSON form."""
+    if type(obj) is not dict:
+        raise fail(f"Cannot parse view requirement from non-object: {node_str(obj)}", path)
+    kind = get_string(obj, "type", path).lower()
+    if kind == AssertViewUUID.type:
+        return AssertViewUUID(get_string(obj, "uuid", path))
+    raise fail(f"Cannot parse view requirement. Invalid type: {kind}", child(path, "type"))
+
+
+def apply(
+    base: ViewMetadata | None,
+    updates: Iterable[ViewUpdate],
+    requirements: Sequence[ViewRequirement] = (),
+) -> ViewMetadata:
+    """Check ``requirements`` against ``base``, then apply ``updates`` in order to a builder
+    started from ``base`` (a fresh one when ``base`` is ``None``) and build the result."""
+    from iceview.spec.model import ViewMetadata
+
+    for requirement in requirements:
+        requirement.validate(base)
+    builder = ViewMetadata.builder() if base is None else ViewMetadata.build_from(base)
+    for update in updates:
+        if not hasattr(update, "apply_to"):
+            raise InvalidMetadataError(f"Invalid view update: {update!r}")
+        update.apply_to(builder)
+    return builder.build()
