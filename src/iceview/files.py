@@ -9,6 +9,7 @@ file is ``00000-...``). gzip is chosen from the name: ``*.gz.metadata.json`` or,
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import re
 import uuid as uuidlib
@@ -136,7 +137,9 @@ def read_metadata(
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as e:
-            raise InvalidMetadataError(f"Failed to read json file: {location}: bad gzip data: {e}", "$", location) from None
+            raise InvalidMetadataError(
+                f"Failed to read json file: {location}: bad gzip data: {e}", "$", location
+            ) from None
     try:
         return ViewMetadata.from_json(raw, metadata_location=location)
     except InvalidMetadataError as e:
@@ -155,9 +158,10 @@ def write_metadata(
     overwrites (each new file name holds a fresh uuid); ``overwrite=False`` refuses an existing file."""
     codec = codec_for(location)
     data = metadata.to_json().encode()
-    if codec is Codec.GZIP:
-        data = gzip.compress(data, mtime=0)
     io = io or file_io_for(location, properties)
+    # PyArrow's output streams compress on their own when a name ends in ".gz"
+    if codec is Codec.GZIP and not (location.endswith(".gz") and _compresses_by_extension(io)):
+        data = gzip.compress(data, mtime=0)
     try:
         with io.new_output(location).create(overwrite=overwrite) as stream:
             stream.write(data)
@@ -165,10 +169,16 @@ def write_metadata(
         raise InvalidArgumentError(f"Metadata file already exists: {location}") from None
 
 
+def _compresses_by_extension(io: FileIO) -> bool:
+    try:
+        from pyiceberg.io.pyarrow import PyArrowFileIO
+    except ImportError:  # pyarrow is optional for PyIceberg
+        return False
+    return isinstance(io, PyArrowFileIO)
+
+
 def delete_file(location: str, io: FileIO | None = None, properties: Mapping[str, str] | None = None) -> None:
     """Delete a file; a file that is already gone is not an error."""
     io = io or file_io_for(location, properties)
-    try:
+    with contextlib.suppress(FileNotFoundError):
         io.delete(location)
-    except FileNotFoundError:
-        pass

@@ -13,7 +13,6 @@ from iceview.spec.model import (
     ViewMetadata,
     ViewVersion,
 )
-
 from iceview.spec.updates import (
     AddSchema,
     AddViewVersion,
@@ -30,29 +29,32 @@ from iceview.spec.updates import (
     requirement_from_dict,
     update_from_dict,
 )
+from iceview.spec.validate import Problem, validate
 
 __all__ = [
+    "SUPPORTED_VIEW_FORMAT_VERSION",
     "AddSchema",
     "AddViewVersion",
     "AssertViewUUID",
     "AssignUUID",
+    "Problem",
     "RemoveProperties",
+    "Representation",
+    "SQLRepresentation",
     "SetCurrentViewVersion",
     "SetLocation",
     "SetProperties",
-    "UpgradeFormatVersion",
-    "ViewMetadataBuilder",
-    "ViewRequirement",
-    "ViewUpdate",
-    "apply",
-    "requirement_from_dict",
-    "update_from_dict",
-    "SUPPORTED_VIEW_FORMAT_VERSION",
-    "Representation",
-    "SQLRepresentation",
     "UnknownRepresentation",
+    "UpgradeFormatVersion",
     "VersionLogEntry",
     "ViewHistory",
     "ViewMetadata",
+    "ViewMetadataBuilder",
+    "ViewRequirement",
+    "ViewUpdate",
     "ViewVersion",
+    "apply",
+    "requirement_from_dict",
+    "update_from_dict",
+    "validate",
 ]

@@ -43,7 +43,9 @@ def versions_ok(versions: list[Any]) -> bool:
     if not versions:
         return True
     try:
-        ids, schema_ids, timestamps, summaries, reps, namespaces = zip(*map(_VERSION_FIELDS, versions))
+        ids, schema_ids, timestamps, summaries, reps, namespaces = zip(
+            *map(_VERSION_FIELDS, versions), strict=True
+        )
         int_ids = ids + schema_ids
         if not (
             set(map(type, int_ids + timestamps)) == _INT
@@ -55,7 +57,7 @@ def versions_ok(versions: list[Any]) -> bool:
         ):
             return False
         flat = list(chain.from_iterable(reps))
-        types, sqls, dialects = zip(*map(_SQL_FIELDS, flat)) if flat else ((), (), ())
+        types, sqls, dialects = zip(*map(_SQL_FIELDS, flat), strict=True) if flat else ((), (), ())
         # str.join raises TypeError on anything that is not a string: one C-level pass over every
         # string-valued field (dict.values also refuses a summary that is not an object)
         "".join(
@@ -76,7 +78,7 @@ def log_ok(log: list[Any]) -> bool:
     if not log:
         return True
     try:
-        ids, timestamps = zip(*map(_LOG_FIELDS, log))
+        ids, timestamps = zip(*map(_LOG_FIELDS, log), strict=True)
         return (
             set(map(type, ids + timestamps)) == _INT
             and min(ids) >= INT_MIN
@@ -95,7 +97,7 @@ def schemas_canonical(schemas: list[Any]) -> bool:
     try:
         if not set(map(tuple, schemas)) <= _SCHEMA_KEYS:
             return False
-        kinds, schema_ids, fields = zip(*map(_SCHEMA_FIELDS, schemas))
+        kinds, schema_ids, fields = zip(*map(_SCHEMA_FIELDS, schemas), strict=True)
         if not (
             set(kinds) == {"struct"}
             and set(map(type, schema_ids)) == _INT
@@ -110,7 +112,7 @@ def schemas_canonical(schemas: list[Any]) -> bool:
             return True
         if not set(map(tuple, flat)) <= _FIELD_KEYS:
             return False
-        ids, names, required, types = zip(*map(_FIELD_FIELDS, flat))
+        ids, names, required, types = zip(*map(_FIELD_FIELDS, flat), strict=True)
         return (
             set(map(type, ids)) == _INT
             and min(ids) >= INT_MIN

@@ -132,7 +132,9 @@ def get_int_list_or_none(obj: Mapping[str, Any], key: str, path: str) -> list[in
     if value is None:
         return None
     if type(value) is not list:
-        raise fail(f"Cannot parse JSON array from non-array value: {key}: {node_str(value)}", child(path, key))
+        raise fail(
+            f"Cannot parse JSON array from non-array value: {key}: {node_str(value)}", child(path, key)
+        )
     for i, element in enumerate(value):
         if not (type(element) is int and INT_MIN <= element <= INT_MAX):
             raise fail(

@@ -47,6 +47,7 @@ from iceview.spec.updates import (
     UpgradeFormatVersion,
     ViewUpdate,
 )
+from iceview.spec.validate import schema_problems
 
 __all__ = [
     "REPLACE_DROP_DIALECT_ALLOWED",
@@ -141,10 +142,16 @@ def _check_version_fields(version: ViewVersion) -> None:
         raise InvalidArgumentError("Invalid view version: default namespace levels must be strings")
     if version.default_catalog is not None and type(version.default_catalog) is not str:
         raise InvalidArgumentError("Invalid view version: default catalog must be a string")
+    if version.timestamp_ms < 0:
+        raise InvalidArgumentError(f"Invalid view version: negative timestamp-ms {version.timestamp_ms}")
     for rep in version.representations:
         if isinstance(rep, SQLRepresentation):
             if type(rep.sql) is not str or type(rep.dialect) is not str:
                 raise InvalidArgumentError("Invalid view version: SQL and dialect must be strings")
+            if not rep.dialect.strip():
+                raise InvalidArgumentError("Invalid view version: blank dialect")
+            if not rep.sql.strip():
+                raise InvalidArgumentError(f"Invalid view version: blank SQL for dialect {rep.dialect}")
         elif not isinstance(rep, UnknownRepresentation):
             raise InvalidArgumentError(f"Invalid view representation: {rep!r}")
 
@@ -173,7 +180,9 @@ class ViewMetadataBuilder:
             self._format_version = SUPPORTED_VIEW_FORMAT_VERSION
             self._uuid: str | None = None
             self._location: str | None = None
-            self._current_version_id = 0
+            # Java starts at 0, which makes setCurrentVersionId(0) a silent no-op on a new builder;
+            # None means "not set yet", so every current version gets its log entry
+            self._current_version_id: int | None = None
             self._previous_version: ViewVersion | None = None
         else:
             self._versions = list(base.versions)
@@ -218,6 +227,10 @@ class ViewMetadataBuilder:
     def assign_uuid(self, uuid: str | None) -> ViewMetadataBuilder:
         if uuid is None:
             raise InvalidArgumentError("Cannot set uuid to null")
+        try:
+            uuidlib.UUID(uuid)
+        except (ValueError, TypeError, AttributeError):
+            raise InvalidArgumentError(f"Invalid uuid: {uuid!r} is not a UUID") from None
         if self._uuid is not None and uuid != self._uuid:
             raise InvalidArgumentError("Cannot reassign uuid")
         if uuid != self._uuid:
@@ -256,6 +269,8 @@ class ViewMetadataBuilder:
         if not isinstance(schema, Schema):
             raise InvalidArgumentError(f"Invalid schema: {schema!r}")
         candidate = schema_to_json(schema)
+        for problem in schema_problems(candidate, "$"):
+            raise InvalidArgumentError(f"Invalid schema: {problem.message} (at {problem.path})")
         key = _schema_key(candidate)
         new_id = INITIAL_SCHEMA_ID
         for existing in self._schemas:
@@ -264,7 +279,9 @@ class ViewMetadataBuilder:
             if existing["schema-id"] >= new_id:
                 new_id = existing["schema-id"] + 1
         if new_id != schema.schema_id:
-            schema = Schema(*schema.fields, schema_id=new_id, identifier_field_ids=schema.identifier_field_ids)
+            schema = Schema(
+                *schema.fields, schema_id=new_id, identifier_field_ids=schema.identifier_field_ids
+            )
             candidate = schema_to_json(schema)
         self._schema_objects[len(self._schemas)] = schema
         self._schemas.append(candidate)
@@ -364,9 +381,16 @@ class ViewMetadataBuilder:
         if self._history_entry is not None:
             history.append(self._history_entry)
 
+        if self._current_version_id is None:
+            raise InvalidArgumentError("Invalid view: no current version was set")
         current = self._versions_by_id.get(self._current_version_id)
+        if current is None:
+            raise InvalidArgumentError(
+                f"Cannot find current version {self._current_version_id} in view versions: "
+                f"[{', '.join(str(i) for i in self._versions_by_id)}]"
+            )
         drop_allowed = self._properties.get(REPLACE_DROP_DIALECT_ALLOWED, "false").lower() == "true"
-        if self._previous_version is not None and not drop_allowed and current is not None:
+        if self._previous_version is not None and not drop_allowed:
             before = _sql_dialects(self._previous_version)
             after = _sql_dialects(current)
             if not set(before) <= set(after):
@@ -382,7 +406,7 @@ class ViewMetadataBuilder:
             raise InvalidArgumentError(f"{VERSION_HISTORY_SIZE} must be positive but was {history_size}")
 
         added = {c.view_version.version_id for c in self._changes if isinstance(c, AddViewVersion)}
-        keep = max(len(added | {self._current_version_id}), history_size)
+        keep = max(len(added | {current.version_id}), history_size)
         versions: list[ViewVersion] = self._versions
         if len(versions) > keep:
             versions = _expire_versions(self._versions_by_id, keep, current)
@@ -396,7 +420,7 @@ class ViewMetadataBuilder:
             FrozenDict(self._properties),
             list(self._schemas),
             schema_cache,
-            self._current_version_id,
+            current.version_id,
             tuple(versions),
             None,
             tuple(history),
@@ -407,16 +431,16 @@ class ViewMetadataBuilder:
 
 
 def _expire_versions(
-    versions_by_id: Mapping[int, ViewVersion], keep: int, current: ViewVersion | None
+    versions_by_id: Mapping[int, ViewVersion], keep: int, current: ViewVersion
 ) -> list[ViewVersion]:
     """Keep the current version, then the highest ids, up to ``keep``: the list becomes current
     first, then descending ids."""
     ids = sorted(versions_by_id, reverse=True)
-    retained: list[ViewVersion] = [current] if current is not None else []
+    retained: list[ViewVersion] = [current]
     for version_id in ids[:keep]:
         if len(retained) == keep:
             break
-        if current is None or version_id != current.version_id:
+        if version_id != current.version_id:
             retained.append(versions_by_id[version_id])
     return retained
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from iceview.spec._fast import log_ok, versions_ok
 from iceview.spec._json import (
     child,
     decode,
@@ -24,13 +25,14 @@ from iceview.spec._json import (
     get_string_or_none,
     node_str,
 )
-from iceview.spec._fast import log_ok, versions_ok
 from iceview.spec.model import FrozenDict, ViewMetadata
 
 __all__ = ["parse_json", "parse_object", "to_json"]
 
 
-def parse_json(data: bytes | bytearray | memoryview | str, metadata_location: str | None = None) -> ViewMetadata:
+def parse_json(
+    data: bytes | bytearray | memoryview | str, metadata_location: str | None = None
+) -> ViewMetadata:
     """``ViewMetadataParser.fromJson(location, json)``."""
     if data is None:
         raise fail("Cannot parse view metadata from null string", "$")

@@ -8,9 +8,10 @@ for: loading metadata with many versions and schemas stays close to the cost of 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Union, overload
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, overload
 
 from pyiceberg.schema import Schema
 
@@ -45,7 +46,7 @@ class FrozenDict(dict[str, str]):
     def _immutable(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("this mapping is immutable")
 
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _immutable  # type: ignore[assignment]
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _immutable
 
     def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[str, str]]]:
         return (FrozenDict, (dict(self),))
@@ -87,7 +88,7 @@ class UnknownRepresentation:
         return dict(self.raw)
 
 
-Representation = Union[SQLRepresentation, UnknownRepresentation]
+Representation = SQLRepresentation | UnknownRepresentation
 
 
 def _check_dialect(dialect: str | None) -> str:
@@ -149,17 +150,7 @@ class ViewVersion:
 
     def replace(self, **changes: Any) -> ViewVersion:
         """A copy with some fields changed."""
-        values = {
-            "version_id": self.version_id,
-            "timestamp_ms": self.timestamp_ms,
-            "schema_id": self.schema_id,
-            "summary": self.summary,
-            "representations": self.representations,
-            "default_namespace": self.default_namespace,
-            "default_catalog": self.default_catalog,
-        }
-        values.update(changes)
-        return ViewVersion(**values)
+        return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         return _version_dict(
@@ -533,7 +524,9 @@ class ViewMetadata:
                 try:
                     raw = [normalize_schema_json(s, f"$.schemas[{i}]") for i, s in enumerate(raw)]
                 except InvalidMetadataError as e:
-                    raise e.with_location(self._metadata_file_location) if self._metadata_file_location else e
+                    raise (
+                        e.with_location(self._metadata_file_location) if self._metadata_file_location else e
+                    ) from None
             self._schemas_json = raw
             self._schema_cache = {}
         return self._schemas_json
@@ -554,7 +547,9 @@ class ViewMetadata:
             try:
                 cached = schema_from_json(schemas_json[index], f"$.schemas[{index}]")
             except InvalidMetadataError as e:
-                raise e.with_location(self._metadata_file_location) if self._metadata_file_location else e
+                raise (
+                    e.with_location(self._metadata_file_location) if self._metadata_file_location else e
+                ) from None
             self._schema_cache[index] = cached
         return cached
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pydantic import ValidationError
 from pyiceberg.schema import Schema
 
 from iceview.errors import InvalidMetadataError
@@ -68,7 +69,12 @@ def _type(node: Any, path: str) -> Any:
             element_id = get_int(node, "element-id", path)
             element = _type(get_field(node, "element", path), child(path, "element"))
             required = get_bool(node, "element-required", path)
-            return {"type": "list", "element-id": element_id, "element": element, "element-required": required}
+            return {
+                "type": "list",
+                "element-id": element_id,
+                "element": element,
+                "element-required": required,
+            }
         if kind == "map":
             key_id = get_int(node, "key-id", path)
             key = _type(get_field(node, "key", path), child(path, "key"))
@@ -126,10 +132,15 @@ def schema_from_json(normalized: dict[str, Any], path: str = "$") -> Schema:
     """Build the PyIceberg schema of a normalised schema JSON object."""
     try:
         return Schema.model_validate(normalized)
-    except Exception as e:  # pydantic's ValidationError, or a ValueError from a type's validator
-        detail = str(e).splitlines()
-        reason = detail[-1].strip() if len(detail) == 1 else " ".join(s.strip() for s in detail[1:3])
-        raise InvalidMetadataError(f"Cannot parse schema: {reason}", path) from None
+    except ValidationError as e:
+        first = e.errors()[0]
+        reason = str(first.get("msg", e)).removeprefix("Value error, ")
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise InvalidMetadataError(
+            f"Cannot parse schema: {reason}", f"{path}.{where}" if where else path
+        ) from None
+    except ValueError as e:
+        raise InvalidMetadataError(f"Cannot parse schema: {e}", path) from None
 
 
 def schema_to_json(schema: Schema, schema_id: int | None = None) -> dict[str, Any]:

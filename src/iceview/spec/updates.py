@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pyiceberg.schema import Schema
 
@@ -135,16 +135,16 @@ class SetCurrentViewVersion:
         builder.set_current_version_id(self.view_version_id)
 
 
-ViewUpdate = Union[
-    AssignUUID,
-    UpgradeFormatVersion,
-    AddSchema,
-    SetLocation,
-    SetProperties,
-    RemoveProperties,
-    AddViewVersion,
-    SetCurrentViewVersion,
-]
+ViewUpdate = (
+    AssignUUID
+    | UpgradeFormatVersion
+    | AddSchema
+    | SetLocation
+    | SetProperties
+    | RemoveProperties
+    | AddViewVersion
+    | SetCurrentViewVersion
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +204,9 @@ def update_from_dict(obj: Any, path: str = "$") -> ViewUpdate:
             raise fail(f"Cannot parse string array from non-array: {node_str(removals)}", child(path, key))
         return RemoveProperties(tuple(removals))
     if action == AddViewVersion.action:
-        return AddViewVersion(_view_version_from_json(get_field(obj, "view-version", path), child(path, "view-version")))
+        return AddViewVersion(
+            _view_version_from_json(get_field(obj, "view-version", path), child(path, "view-version"))
+        )
     if action == SetCurrentViewVersion.action:
         return SetCurrentViewVersion(get_int(obj, "view-version-id", path))
     raise fail(f"Cannot parse metadata update. Invalid action: {action}", child(path, "action"))

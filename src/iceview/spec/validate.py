@@ -1,0 +1,215 @@
+"""Strict validation: the checks Iceberg Java never makes when it reads a file.
+
+Java's reader accepts metadata whose current version or schema does not exist, whose versions
+repeat a dialect, and so on, and fails later, when the bad part is used. :func:`validate` finds all
+of it at once and says where. The lenient reader still loads such files.
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from iceview.errors import InvalidMetadataError
+from iceview.spec.model import SQLRepresentation, ViewMetadata
+
+__all__ = ["CODES", "Problem", "schema_problems", "validate"]
+
+CODES = {
+    "no-versions": "the view has no versions",
+    "current-version-missing": "current-version-id names no version",
+    "unknown-schema": "a version names a schema that does not exist",
+    "duplicate-version-id": "two versions share an id",
+    "duplicate-schema-id": "two schemas share an id",
+    "invalid-schema": "a schema that cannot be parsed",
+    "duplicate-field-id": "two fields of a schema share an id",
+    "duplicate-field-name": "two fields of one struct share a name",
+    "duplicate-dialect": "a version has two SQL representations of one dialect",
+    "blank-sql": "a SQL representation with empty or blank SQL",
+    "blank-dialect": "a SQL representation with an empty or blank dialect",
+    "log-unknown-version": "a version-log entry for a version that is not retained",
+    "log-current-mismatch": "the last version-log entry is not the current version",
+    "invalid-uuid": "view-uuid is not a UUID",
+    "negative-timestamp": "a timestamp before 1970",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with view metadata: a stable ``code`` (see :data:`CODES`), a message and
+    the JSON path where it is."""
+
+    code: str
+    message: str
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message} [{self.code}]"
+
+
+def validate(metadata: ViewMetadata) -> list[Problem]:
+    """Every problem in ``metadata``, in document order. An empty list means it is valid."""
+    return list(_problems(metadata))
+
+
+def _problems(md: ViewMetadata) -> Iterator[Problem]:
+    try:
+        uuidlib.UUID(md.uuid)
+    except ValueError:
+        yield Problem("invalid-uuid", f"view-uuid is not a UUID: {md.uuid!r}", "$.view-uuid")
+
+    schema_ids: list[int] = []
+    try:
+        schemas_json = md._checked_schemas()
+    except InvalidMetadataError as e:
+        yield Problem("invalid-schema", e.message, e.path)
+        schemas_json = []
+    for i, schema in enumerate(schemas_json):
+        sid = schema["schema-id"]
+        if sid in schema_ids:
+            yield Problem(
+                "duplicate-schema-id", f"Schema id {sid} is used more than once", f"$.schemas[{i}].schema-id"
+            )
+        schema_ids.append(sid)
+        structural = schema_problems(schema, f"$.schemas[{i}]")
+        yield from structural
+        if not structural:  # those already say why PyIceberg would refuse the schema
+            try:
+                md._schema_at(i)
+            except InvalidMetadataError as e:
+                yield Problem("invalid-schema", e.message, e.path)
+
+    versions = md.versions
+    if not versions:
+        yield Problem("no-versions", "The view has no versions", "$.versions")
+    version_ids: list[int] = []
+    for i, version in enumerate(versions):
+        path = f"$.versions[{i}]"
+        if version.version_id in version_ids:
+            yield Problem(
+                "duplicate-version-id",
+                f"Version id {version.version_id} is used more than once",
+                f"{path}.version-id",
+            )
+        version_ids.append(version.version_id)
+        if version.schema_id not in schema_ids:
+            yield Problem(
+                "unknown-schema",
+                f"Version {version.version_id} names unknown schema {version.schema_id}; "
+                f"schemas: {_java_list(dict.fromkeys(schema_ids))}",
+                f"{path}.schema-id",
+            )
+        if version.timestamp_ms < 0:
+            yield Problem(
+                "negative-timestamp",
+                f"Version {version.version_id} has timestamp {version.timestamp_ms}",
+                f"{path}.timestamp-ms",
+            )
+        dialects: set[str] = set()
+        for j, rep in enumerate(version.representations):
+            if not isinstance(rep, SQLRepresentation):
+                continue
+            rpath = f"{path}.representations[{j}]"
+            if not rep.sql.strip():
+                yield Problem(
+                    "blank-sql", f"Version {version.version_id} has a blank SQL text", f"{rpath}.sql"
+                )
+            if not rep.dialect.strip():
+                yield Problem(
+                    "blank-dialect", f"Version {version.version_id} has a blank dialect", f"{rpath}.dialect"
+                )
+            lower = rep.dialect.lower()
+            if lower in dialects:
+                yield Problem(
+                    "duplicate-dialect",
+                    f"Invalid view version: Cannot add multiple queries for dialect {lower}",
+                    f"{rpath}.dialect",
+                )
+            dialects.add(lower)
+
+    if versions and md.current_version_id not in version_ids:
+        yield Problem(
+            "current-version-missing",
+            f"Cannot find current version {md.current_version_id} in view versions: "
+            f"{_java_list(dict.fromkeys(version_ids))}",
+            "$.current-version-id",
+        )
+
+    log = md.version_log
+    for k, entry in enumerate(log):
+        path = f"$.version-log[{k}]"
+        if entry.version_id not in version_ids:
+            yield Problem(
+                "log-unknown-version",
+                f"Version-log entry names version {entry.version_id}, which is not retained",
+                f"{path}.version-id",
+            )
+        if entry.timestamp_ms < 0:
+            yield Problem(
+                "negative-timestamp",
+                f"Version-log entry has timestamp {entry.timestamp_ms}",
+                f"{path}.timestamp-ms",
+            )
+    if versions:
+        if not log:
+            yield Problem(
+                "log-current-mismatch",
+                f"The version log is empty, but the current version is {md.current_version_id}",
+                "$.version-log",
+            )
+        elif log[-1].version_id != md.current_version_id:
+            yield Problem(
+                "log-current-mismatch",
+                f"The last version-log entry sets version {log[-1].version_id}, "
+                f"but current-version-id is {md.current_version_id}",
+                f"$.version-log[{len(log) - 1}].version-id",
+            )
+
+
+def schema_problems(schema: dict[str, Any], path: str) -> list[Problem]:
+    """Duplicate field ids anywhere in a normalised schema, and duplicate names within one struct."""
+    seen: Counter[int] = Counter()
+    found: list[Problem] = []
+
+    def walk(node: Any, npath: str) -> None:
+        if not isinstance(node, dict):
+            return
+        kind = node["type"]
+        if kind == "struct":
+            names: set[str] = set()
+            for i, field in enumerate(node["fields"]):
+                fpath = f"{npath}.fields[{i}]"
+                _note(field["id"], f"{fpath}.id")
+                if field["name"] in names:
+                    found.append(
+                        Problem(
+                            "duplicate-field-name",
+                            f"Field name {field['name']!r} is used more than once",
+                            f"{fpath}.name",
+                        )
+                    )
+                names.add(field["name"])
+                walk(field["type"], f"{fpath}.type")
+        elif kind == "list":
+            _note(node["element-id"], f"{npath}.element-id")
+            walk(node["element"], f"{npath}.element")
+        elif kind == "map":
+            _note(node["key-id"], f"{npath}.key-id")
+            _note(node["value-id"], f"{npath}.value-id")
+            walk(node["key"], f"{npath}.key")
+            walk(node["value"], f"{npath}.value")
+
+    def _note(field_id: int, fpath: str) -> None:
+        if seen[field_id]:
+            found.append(Problem("duplicate-field-id", f"Field id {field_id} is used more than once", fpath))
+        seen[field_id] += 1
+
+    walk(schema, path)
+    return found
+
+
+def _java_list(values: Any) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
