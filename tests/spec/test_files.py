@@ -45,7 +45,7 @@ def test_name_without_metadata_json_is_refused() -> None:
 def test_codec_names() -> None:
     assert Codec.from_name("GZIP") is Codec.GZIP
     assert Codec.from_name("none").extension == ".metadata.json"
-    with pytest.raises(InvalidArgumentError, match="^Invalid codec name: zstd$"):
+    with pytest.raises(InvalidArgumentError, match=r"^Invalid codec name: zstd$"):
         Codec.from_name("zstd")
 
 

@@ -91,7 +91,7 @@ def test_sql_for_matches_case_insensitively_and_falls_back_only_on_request() -> 
     assert md.sql_for("TRINO").sql == "trino sql"  # type: ignore[union-attr]
     assert md.sql_for("unknown-dialect") is None
     assert md.sql_for("unknown-dialect", fallback=True) == SQLRepresentation("spark sql", "Spark")
-    with pytest.raises(InvalidArgumentError, match="^Invalid dialect: null$"):
+    with pytest.raises(InvalidArgumentError, match=r"^Invalid dialect: null$"):
         md.sql_for(None)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match=r"^Invalid dialect: \(empty string\)$"):
         md.sql_for("")
@@ -246,7 +246,7 @@ def test_validate_nested_field_ids_and_bad_schemas() -> None:
     d = doc()
     d["schemas"][0]["fields"][0]["type"] = "nope"
     problems = validate(md_of(d))
-    assert [(p.code, p.path) for p in problems][0] == ("invalid-schema", "$.schemas[0].fields[0].type")
+    assert next((p.code, p.path) for p in problems) == ("invalid-schema", "$.schemas[0].fields[0].type")
     assert "unknown-schema" in {p.code for p in problems}  # the schema is unusable, so is the version
 
 
