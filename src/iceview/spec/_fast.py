@@ -38,22 +38,31 @@ _STR_OR_NONE = frozenset({str, type(None)})
 _LIST = frozenset({list})
 
 
-def versions_ok(versions: list[Any]) -> bool:
-    """Every version is an object with well-typed fields and SQL representations only."""
-    if not versions:
-        return True
+def versions_and_log_ok(versions: list[Any], log: list[Any]) -> bool:
+    """Every version is an object with well-typed fields and SQL representations only, and every
+    version-log entry is an object with an int id and a long timestamp."""
     try:
-        ids, schema_ids, timestamps, summaries, reps, namespaces = zip(
-            *map(_VERSION_FIELDS, versions), strict=True
-        )
-        int_ids = ids + schema_ids
+        if versions:
+            ids, schema_ids, timestamps, summaries, reps, namespaces = zip(
+                *map(_VERSION_FIELDS, versions), strict=True
+            )
+        else:
+            ids = schema_ids = timestamps = summaries = reps = namespaces = ()
+        if log:
+            log_ids, log_timestamps = zip(*map(_LOG_FIELDS, log), strict=True)
+            int_ids = ids + schema_ids + log_ids
+            timestamps = timestamps + log_timestamps
+        else:
+            int_ids = ids + schema_ids
+        if not int_ids:
+            return not versions and not log
         if not (
             set(map(type, int_ids + timestamps)) == _INT
             and min(int_ids) >= INT_MIN
             and max(int_ids) <= INT_MAX
             and min(timestamps) >= LONG_MIN
             and max(timestamps) <= LONG_MAX
-            and set(map(type, reps + namespaces)) == _LIST
+            and (not versions or set(map(type, reps + namespaces)) == _LIST)
         ):
             return False
         flat = list(chain.from_iterable(reps))
@@ -71,22 +80,6 @@ def versions_ok(versions: list[Any]) -> bool:
         )
         return "".join(types).lower() == "sql" * len(types)
     except (KeyError, TypeError, ValueError, AttributeError):
-        return False
-
-
-def log_ok(log: list[Any]) -> bool:
-    if not log:
-        return True
-    try:
-        ids, timestamps = zip(*map(_LOG_FIELDS, log), strict=True)
-        return (
-            set(map(type, ids + timestamps)) == _INT
-            and min(ids) >= INT_MIN
-            and max(ids) <= INT_MAX
-            and min(timestamps) >= LONG_MIN
-            and max(timestamps) <= LONG_MAX
-        )
-    except (KeyError, TypeError, ValueError):
         return False
 
 

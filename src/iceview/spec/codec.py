@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from iceview.spec._fast import log_ok, versions_ok
+from iceview.spec._fast import versions_and_log_ok
 from iceview.spec._json import (
     child,
     decode,
@@ -61,14 +61,13 @@ def parse_object(obj: Any, metadata_location: str | None = None) -> ViewMetadata
     versions = get_field(obj, "versions", "$")
     if type(versions) is not list:
         raise fail(f"Cannot parse versions from non-array: {node_str(versions)}", "$.versions")
-    if not versions_ok(versions):
+    log = obj.get("version-log")
+    if type(log) is not list or not versions_and_log_ok(versions, log):
         for i, version in enumerate(versions):
             _check_version(version, f"$.versions[{i}]")
-
-    log = get_field(obj, "version-log", "$")
-    if type(log) is not list:
-        raise fail(f"Cannot parse version-log from non-array: {node_str(log)}", "$.version-log")
-    if not log_ok(log):
+        log = get_field(obj, "version-log", "$")
+        if type(log) is not list:
+            raise fail(f"Cannot parse version-log from non-array: {node_str(log)}", "$.version-log")
         for i, entry in enumerate(log):
             _check_log_entry(entry, f"$.version-log[{i}]")
 
