@@ -268,3 +268,97 @@ def test_invalid_schema_on_access_names_the_file() -> None:
         md.schema  # noqa: B018
     assert info.value.location == "s3://b/v/metadata/00001-x.metadata.json"
     assert "00001-x.metadata.json" in str(info.value)
+
+
+# ---------------------------------------------------------------------------- never write what Java cannot read
+
+JAVA_READ_ERRORS = [  # each of these makes Iceberg Java 1.10.2's parser throw (checked with the oracle)
+    (
+        "dup-version",
+        lambda d: d["versions"][1].__setitem__("version-id", 1),
+        "$.versions[1].version-id",
+        "Version id 1",
+    ),
+    (
+        "dup-schema",
+        lambda d: d["schemas"].append(json.loads(json.dumps(d["schemas"][0]))),
+        "$.schemas[1].schema-id",
+        "Schema id 1",
+    ),
+    (
+        "dup-field-id",
+        lambda d: d["schemas"][0]["fields"][1].__setitem__("id", 1),
+        "$.schemas[0].fields[1].id",
+        "Field id 1",
+    ),
+    (
+        "dup-field-name",
+        lambda d: d["schemas"][0]["fields"][1].__setitem__("name", "event_count"),
+        "$.schemas[0].fields[1].name",
+        "Field name 'event_count'",
+    ),
+    (
+        "identifier-unknown",
+        lambda d: d["schemas"][0].__setitem__("identifier-field-ids", [7]),
+        "$.schemas[0].identifier-field-ids[0]",
+        "Cannot add fieldId 7 as an identifier field: field does not exist",
+    ),
+    (
+        "identifier-optional",
+        lambda d: d["schemas"][0].__setitem__("identifier-field-ids", [1]),
+        "$.schemas[0].identifier-field-ids[0]",
+        "Cannot add field event_count as an identifier field: not a required field",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "damage", "path", "text"), JAVA_READ_ERRORS, ids=[e[0] for e in JAVA_READ_ERRORS]
+)
+def test_what_java_cannot_read_is_loaded_reported_and_never_written(
+    name: str, damage: Any, path: str, text: str
+) -> None:
+    d = doc()
+    damage(d)
+    md = md_of(d)  # read leniently, so that validate can report it
+    assert any(p.path == path and text in p.message for p in validate(md)), validate(md)
+    with pytest.raises(InvalidMetadataError) as info:
+        md.to_json()
+    assert info.value.path == path
+    assert info.value.message.startswith("Cannot write view metadata: ") and text in info.value.message
+
+
+def test_identifier_field_rules() -> None:
+    d = doc()
+    d["schemas"][0]["fields"] = [
+        {"id": 1, "name": "a", "required": True, "type": "double"},
+        {
+            "id": 2,
+            "name": "s",
+            "required": False,
+            "type": {"type": "struct", "fields": [{"id": 3, "name": "x", "required": True, "type": "int"}]},
+        },
+        {
+            "id": 4,
+            "name": "l",
+            "required": True,
+            "type": {"type": "list", "element-id": 5, "element-required": True, "element": "int"},
+        },
+        {"id": 6, "name": "ok", "required": True, "type": "string"},
+    ]
+    d["schemas"][0]["identifier-field-ids"] = [1, 3, 5, 2, 6]
+    assert [(p.code, p.message) for p in validate(md_of(d)) if p.code == "invalid-identifier-field"] == [
+        (
+            "invalid-identifier-field",
+            "Cannot add field a as an identifier field: must not be float or double field",
+        ),
+        (
+            "invalid-identifier-field",
+            "Cannot add field x as an identifier field: must not be nested in an optional field",
+        ),
+        (
+            "invalid-identifier-field",
+            "Cannot add field element as an identifier field: must not be nested in list",
+        ),
+        ("invalid-identifier-field", "Cannot add field s as an identifier field: not a primitive type field"),
+    ]

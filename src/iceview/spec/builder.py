@@ -63,7 +63,7 @@ VERSION_HISTORY_SIZE = "version.history.num-entries"
 VERSION_HISTORY_SIZE_DEFAULT = 10
 REPLACE_DROP_DIALECT_ALLOWED = "replace.drop-dialect.allowed"
 
-_JAVA_INT = re.compile(r"[+-]?[0-9]+")
+_JAVA_INT = re.compile(r"[+-]?\d+")  # \d: any Unicode decimal digit, as Character.digit
 
 
 def _now_ms() -> int:
@@ -71,7 +71,7 @@ def _now_ms() -> int:
 
 
 def java_parse_int(value: str) -> int:
-    """``Integer.parseInt``: ASCII digits with an optional sign, in 32-bit range."""
+    """``Integer.parseInt``: decimal digits with an optional sign, in 32-bit range."""
     if _JAVA_INT.fullmatch(value):
         number = int(value)
         if -(2**31) <= number < 2**31:
@@ -227,15 +227,16 @@ class ViewMetadataBuilder:
     def assign_uuid(self, uuid: str | None) -> ViewMetadataBuilder:
         if uuid is None:
             raise InvalidArgumentError("Cannot set uuid to null")
+        if uuid == self._uuid:
+            return self
+        if self._uuid is not None:
+            raise InvalidArgumentError("Cannot reassign uuid")
         try:
             uuidlib.UUID(uuid)
         except (ValueError, TypeError, AttributeError):
             raise InvalidArgumentError(f"Invalid uuid: {uuid!r} is not a UUID") from None
-        if self._uuid is not None and uuid != self._uuid:
-            raise InvalidArgumentError("Cannot reassign uuid")
-        if uuid != self._uuid:
-            self._uuid = uuid
-            self._changes.append(AssignUUID(uuid))
+        self._uuid = uuid
+        self._changes.append(AssignUUID(uuid))
         return self
 
     def set_properties(self, updates: Mapping[str, str]) -> ViewMetadataBuilder:
@@ -310,6 +311,11 @@ class ViewMetadataBuilder:
                 break
             if existing.version_id >= new_id:
                 new_id = existing.version_id + 1
+        if new_id == LAST_ADDED:
+            # Java takes this id and then recurses forever on setCurrentVersionId(-1)
+            raise InvalidArgumentError(
+                f"Invalid view version: version id {LAST_ADDED} is reserved for the last added version"
+            )
         if new_id != version.version_id:
             version = version.replace(version_id=new_id)
 

@@ -178,11 +178,11 @@ def _version_dict(
         "version-id": version_id,
         "timestamp-ms": timestamp_ms,
         "schema-id": schema_id,
-        "summary": summary,
+        "summary": dict(summary),
     }
     if default_catalog is not None:
         out["default-catalog"] = default_catalog
-    out["default-namespace"] = default_namespace
+    out["default-namespace"] = list(default_namespace)
     out["representations"] = representations
     return out
 
@@ -312,6 +312,7 @@ class ViewMetadata:
         "_versions",
         "_versions_by_id",
         "_versions_json",
+        "_writable",
     )
 
     def __init__(
@@ -378,6 +379,7 @@ class ViewMetadata:
         self._log_json = log_json
         self._changes = changes
         self._metadata_file_location = metadata_file_location
+        self._writable = False
 
     @classmethod
     def _make(cls, *args: Any) -> ViewMetadata:
@@ -417,14 +419,21 @@ class ViewMetadata:
         return ViewMetadataBuilder(base)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON value, in Java's field order."""
+        """The JSON value, in Java's field order. Raises ``InvalidMetadataError`` for metadata that
+        Iceberg Java could not read back (duplicate ids, bad schemas): iceview reads such files so
+        that :func:`~iceview.spec.validate` can report on them, but never writes them."""
+        if not self._writable:
+            from iceview.spec.validate import check_writable
+
+            check_writable(self)
+            self._writable = True
         out: dict[str, Any] = {
             "view-uuid": self._uuid,
             "format-version": self._format_version,
             "location": self._location,
         }
         if self._properties:
-            out["properties"] = self._properties
+            out["properties"] = dict(self._properties)
         out["schemas"] = self._checked_schemas()
         out["current-version-id"] = self._current_version_id
         if self._versions is None:

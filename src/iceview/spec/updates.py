@@ -66,10 +66,9 @@ class AddSchema:
     action: ClassVar[str] = "add-schema"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"action": self.action, "schema": schema_to_json(self.schema)}
-        if self.last_column_id is not None:  # deprecated in the REST spec, still written by Java
-            out["last-column-id"] = self.last_column_id
-        return out
+        # last-column-id is deprecated in the REST spec; Java still writes it
+        last = self.schema.highest_field_id if self.last_column_id is None else self.last_column_id
+        return {"action": self.action, "schema": schema_to_json(self.schema), "last-column-id": last}
 
     def apply_to(self, builder: ViewMetadataBuilder) -> None:
         builder.add_schema(self.schema)

@@ -16,7 +16,7 @@ from typing import Any
 from iceview.errors import InvalidMetadataError
 from iceview.spec.model import SQLRepresentation, ViewMetadata
 
-__all__ = ["CODES", "Problem", "schema_problems", "validate"]
+__all__ = ["CODES", "READ_BLOCKING", "Problem", "check_writable", "schema_problems", "validate"]
 
 CODES = {
     "no-versions": "the view has no versions",
@@ -27,6 +27,7 @@ CODES = {
     "invalid-schema": "a schema that cannot be parsed",
     "duplicate-field-id": "two fields of a schema share an id",
     "duplicate-field-name": "two fields of one struct share a name",
+    "invalid-identifier-field": "an identifier field id names no field, or a field that cannot be one",
     "duplicate-dialect": "a version has two SQL representations of one dialect",
     "blank-sql": "a SQL representation with empty or blank SQL",
     "blank-dialect": "a SQL representation with an empty or blank dialect",
@@ -208,7 +209,96 @@ def schema_problems(schema: dict[str, Any], path: str) -> list[Problem]:
         seen[field_id] += 1
 
     walk(schema, path)
+    found.extend(_identifier_problems(schema, path))
     return found
+
+
+def _identifier_problems(schema: dict[str, Any], path: str) -> list[Problem]:
+    """Java's ``Schema.validateIdentifierField`` rules for ``identifier-field-ids``."""
+    ids = schema.get("identifier-field-ids") or []
+    if not ids:
+        return []
+    fields: dict[int, tuple[dict[str, Any], str | None]] = {}  # id -> (field, why it cannot be one)
+
+    def walk(node: Any, blocked: str | None) -> None:
+        if not isinstance(node, dict):
+            return
+        if node["type"] == "struct":
+            for field in node["fields"]:
+                fields[field["id"]] = (field, blocked)
+                inner = blocked or (None if field["required"] else "must not be nested in an optional field")
+                walk(field["type"], inner)
+        elif node["type"] == "list":
+            element = {"name": "element", "required": node["element-required"], "type": node["element"]}
+            fields[node["element-id"]] = (element, "must not be nested in list")
+            walk(node["element"], "must not be nested in list")
+        elif node["type"] == "map":
+            key = {"name": "key", "required": True, "type": node["key"]}
+            value = {"name": "value", "required": node["value-required"], "type": node["value"]}
+            fields[node["key-id"]] = (key, "must not be nested in map")
+            fields[node["value-id"]] = (value, "must not be nested in map")
+            walk(node["key"], "must not be nested in map")
+            walk(node["value"], "must not be nested in map")
+
+    walk(schema, None)
+    problems = []
+    for i, field_id in enumerate(ids):
+        where = f"{path}.identifier-field-ids[{i}]"
+        if field_id not in fields:
+            reason = f"Cannot add fieldId {field_id} as an identifier field: field does not exist"
+        else:
+            field, blocked = fields[field_id]
+            ftype, name = field["type"], field["name"]
+            if not isinstance(ftype, str):
+                reason = f"Cannot add field {name} as an identifier field: not a primitive type field"
+            elif not field["required"]:
+                reason = f"Cannot add field {name} as an identifier field: not a required field"
+            elif ftype in ("float", "double"):
+                reason = f"Cannot add field {name} as an identifier field: must not be float or double field"
+            elif blocked:
+                reason = f"Cannot add field {name} as an identifier field: {blocked}"
+            else:
+                continue
+        problems.append(Problem("invalid-identifier-field", reason, where))
+    return problems
+
+
+# What Iceberg Java refuses when it reads a file: the writer never produces these.
+READ_BLOCKING = frozenset(
+    {
+        "duplicate-version-id",
+        "duplicate-schema-id",
+        "duplicate-field-id",
+        "duplicate-field-name",
+        "invalid-identifier-field",
+    }
+)
+
+
+def check_writable(md: ViewMetadata) -> None:
+    """Raise ``InvalidMetadataError`` if Iceberg Java could not read ``md`` back: duplicate version
+    or schema ids, duplicate field ids or names, bad identifier fields. Schemas are checked too."""
+    schemas = md._checked_schemas()
+    version_ids = md.version_ids
+    if len(set(version_ids)) != len(version_ids):
+        seen: set[int] = set()
+        for i, vid in enumerate(version_ids):
+            if vid in seen:
+                raise InvalidMetadataError(
+                    f"Cannot write view metadata: Version id {vid} is used more than once",
+                    f"$.versions[{i}].version-id",
+                )
+            seen.add(vid)
+    schema_ids: set[int] = set()
+    for i, schema in enumerate(schemas):
+        if schema["schema-id"] in schema_ids:
+            raise InvalidMetadataError(
+                f"Cannot write view metadata: Schema id {schema['schema-id']} is used more than once",
+                f"$.schemas[{i}].schema-id",
+            )
+        schema_ids.add(schema["schema-id"])
+        for problem in schema_problems(schema, f"$.schemas[{i}]"):
+            raise InvalidMetadataError(f"Cannot write view metadata: {problem.message}", problem.path)
 
 
 def _java_list(values: Any) -> str:
