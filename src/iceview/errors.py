@@ -23,10 +23,14 @@ __all__ = [
     "NoSuchTableError",
     "NoSuchViewError",
     "NotFoundError",
+    "SQLParseError",
     "TableAlreadyExistsError",
+    "TranslationError",
     "UnsupportedOperationError",
     "ValidationError",
     "ViewAlreadyExistsError",
+    "ViewCycleError",
+    "ViewExpansionError",
     "ViewUUIDMismatchError",
 ]
 
@@ -132,3 +136,51 @@ class ViewUUIDMismatchError(InvalidStateError):
     """A refresh found metadata whose ``view-uuid`` differs from the one loaded before: the name now
     points at another view (e.g. it was dropped and created again). The view spec requires an
     exception here."""
+
+
+class SQLParseError(IceviewError, ValueError):
+    """SQL that cannot be parsed, e.g. a view statement with a broken column list. ``offset`` is the
+    0-based character offset of the problem in ``sql``, ``line`` its 1-based line and ``pos`` its
+    0-based position in that line (Spark's ``line 1, pos 17`` convention); all three are ``None``
+    when unknown."""
+
+    def __init__(
+        self,
+        message: str,
+        sql: str | None = None,
+        offset: int | None = None,
+        line: int | None = None,
+        pos: int | None = None,
+    ) -> None:
+        self.message = message
+        self.sql = sql
+        self.offset = offset
+        self.line = line
+        self.pos = pos
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        if self.line is None or self.pos is None:
+            return self.message
+        return f"{self.message} (line {self.line}, pos {self.pos})"
+
+
+class ViewExpansionError(IceviewError, ValueError):
+    """A view reference that cannot be expanded into SQL: invalid view text, a query whose column count
+    does not fit the view's schema, nesting deeper than the limit, a type the engine cannot cast to."""
+
+
+class ViewCycleError(ViewExpansionError):
+    """A view that references itself, directly or through other views. ``cycle`` is the path of names,
+    each a tuple of parts, from the view back to itself. The message follows Iceberg-Spark's
+    ``Recursive cycle in view detected: %s (cycle: %s)``."""
+
+    def __init__(self, message: str, view: tuple[str, ...], cycle: tuple[tuple[str, ...], ...]) -> None:
+        self.view = view
+        self.cycle = cycle
+        super().__init__(message)
+
+
+class TranslationError(ViewExpansionError):
+    """A view whose SQL is in another dialect than the engine's, with no translation asked for or
+    possible."""

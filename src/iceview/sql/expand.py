@@ -1,0 +1,667 @@
+"""View expansion: rewrite a query so that an engine without Iceberg's view support reads views.
+
+Every reference to a view is replaced by a subquery built the way Iceberg-Spark resolves a view
+(``ResolveViews.createViewRelation``):
+
+* the view's SQL is qualified with the view's own default catalog and namespace
+  (:mod:`iceview.sql.qualify`), and views it references are expanded in turn, each with its own
+  defaults;
+* its columns are bound **by ordinal** to the view's stored schema, cast to the stored types
+  (Iceberg-Spark's ``UpCast``) and renamed to the schema's field names;
+* the subquery keeps the reference's alias, or gets the view's name as its alias, so outer column
+  references such as ``v.col`` (and ``ns.v.col``, which is rewritten to ``v.col``) still resolve.
+
+For a view ``cat.db.v`` with schema ``(id long, data string)`` read from Spark, ``FROM db.v`` becomes::
+
+    FROM (SELECT CAST(`__c0` AS BIGINT) AS id, CAST(`__c1` AS STRING) AS data FROM (
+    <the view's SQL, qualified and expanded>
+    ) AS `__v`(`__c0`, `__c1`)) AS v
+
+Everything else of the query is kept byte for byte; only view and table names are touched.
+
+Shadowing: a CTE shadows a view of the same one-part name; ``is_shadowed`` lets the caller say that
+a name (as written in the outer query) is a temporary view. As in Iceberg-Spark, temporary views are
+not visible inside views, whose names are all qualified.
+
+Cycles are found at read time (:class:`~iceview.errors.ViewCycleError`, message in Iceberg's style
+``Recursive cycle in view detected: cat.ns.v1 (cycle: cat.ns.v1 -> cat.ns.v2 -> cat.ns.v1)``);
+:func:`find_cycle` / :func:`check_cycle` do Iceberg-Spark's check for ``CREATE OR REPLACE``.
+Nesting is bounded by ``max_depth`` (Spark's ``spark.sql.view.maxNestedViewDepth`` is 100).
+
+Engine-specific parts are parameters: the dialect (identifier quoting, parsing), the type names of
+casts (``type_name``; built in for ``spark`` and ``duckdb``), a ``translate`` hook for views whose SQL
+is in another dialect, a ``map_table`` hook to rename tables for the engine, and a ``column_count``
+hook for the width of queries whose column count cannot be seen in the SQL (``SELECT *``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from pyiceberg.schema import Schema
+from sqlglot import exp
+from sqlglot.tokenizer_core import Token, TokenType
+
+from iceview.errors import SQLParseError, TranslationError, ViewCycleError, ViewExpansionError
+from iceview.spec import ViewMetadata
+from iceview.sql._text import (
+    Edit,
+    apply_edits,
+    leading_words,
+    parse_with_tokens,
+    quote_identifier,
+    render_name,
+    spark_quote_if_needed,
+    tokenize,
+)
+from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify_parts
+from iceview.sql.references import name_span, relation_nodes, table_identifiers
+from iceview.sql.types import TypeNamer, type_namer
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "ResolvedView",
+    "Resolver",
+    "ViewExpander",
+    "check_cycle",
+    "cycle_message",
+    "expand",
+    "find_cycle",
+    "static_column_count",
+]
+
+DEFAULT_MAX_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class ResolvedView:
+    """What expansion needs to know about a view.
+
+    ``name`` is the view's full identifier, catalog first (``("prod", "db", "v")``); it is the
+    view's identity for cycle detection. ``sql`` and ``dialect`` are the representation to expand.
+    ``default_catalog`` is already resolved: the version's ``default-catalog``, or the view's own
+    catalog when that is null. ``schema`` is the version's schema."""
+
+    name: tuple[str, ...]
+    sql: str
+    dialect: str
+    default_catalog: str
+    default_namespace: tuple[str, ...]
+    schema: Schema = field(repr=False)
+
+    @classmethod
+    def from_metadata(
+        cls,
+        name: Sequence[str],
+        metadata: ViewMetadata,
+        *,
+        dialect: str = "spark",
+        allow_other_dialect: bool = False,
+    ) -> ResolvedView:
+        """The current version of a view loaded from ``name`` (catalog first). Uses the SQL for
+        ``dialect``; without one, raises :class:`~iceview.errors.TranslationError` naming the
+        dialects the view has, or with ``allow_other_dialect`` takes the first SQL representation
+        (then expansion needs a ``translate`` hook)."""
+        name = tuple(name)
+        if len(name) < 2:
+            raise ValueError(f"A view name needs a catalog and a name: {name}")
+        version = metadata.current_version
+        rep = version.sql_for(dialect)
+        if rep is None and allow_other_dialect:
+            rep = version.sql_for(dialect, fallback=True)
+        if rep is None:
+            have = ", ".join(version.dialects) or "none"
+            raise TranslationError(
+                f"View {'.'.join(name)} has no SQL for dialect {dialect} (its dialects: {have})"
+            )
+        return cls(
+            name=name,
+            sql=rep.sql,
+            dialect=rep.dialect,
+            default_catalog=version.default_catalog or name[0],
+            default_namespace=tuple(version.default_namespace),
+            schema=metadata.schema,
+        )
+
+
+Resolver = Callable[[tuple[str, ...]], "ResolvedView | None"]
+"""Given a qualified relation name (catalog first), the view it names, or ``None`` if it is not a view."""
+
+
+# --------------------------------------------------------------------------------------------------
+# static width
+
+_GENERATORS = frozenset(
+    {
+        "explode",
+        "explode_outer",
+        "posexplode",
+        "posexplode_outer",
+        "inline",
+        "inline_outer",
+        "stack",
+        "json_tuple",
+        "unnest",
+        "columns",
+    }
+)
+
+
+def _func_name(e: exp.Expr) -> str | None:
+    if isinstance(e, exp.Anonymous):
+        return e.name.lower()
+    if isinstance(e, exp.Func):
+        return e.sql_name().lower()
+    return None
+
+
+def static_column_count(tree: exp.Expr) -> int | None:
+    """The number of columns a query returns if it can be seen in the SQL alone: ``None`` when a
+    projection is ``*``/``t.*`` or an unaliased generator (``explode``, ``inline``, ...) whose
+    width depends on types."""
+    q = tree
+    while isinstance(q, exp.Subquery):
+        q = q.this
+    if isinstance(q, exp.SetOperation):
+        return None if q.args.get("by_name") else static_column_count(q.this)
+    if isinstance(q, exp.Values):
+        first = q.expressions[0] if q.expressions else None
+        return len(first.expressions) if isinstance(first, exp.Tuple) else (1 if first is not None else None)
+    if not isinstance(q, exp.Select):
+        return None
+    n = 0
+    for e in q.expressions:
+        if isinstance(e, exp.Aliases):
+            n += len(e.expressions)
+            continue
+        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+            return None
+        if isinstance(e, exp.Alias):
+            n += 1
+            continue
+        if _func_name(e) in _GENERATORS:
+            return None
+        n += 1
+    return n
+
+
+# --------------------------------------------------------------------------------------------------
+# cycles
+
+
+def _quoted_ident(parts: Sequence[str]) -> str:
+    return ".".join(spark_quote_if_needed(p) for p in parts)
+
+
+def cycle_message(view: Sequence[str], cycle: Sequence[Sequence[str]]) -> str:
+    """Iceberg-Spark's ``Recursive cycle in view detected: %s (cycle: %s)``: the view as Spark prints
+    an identifier, the path with each name's parts joined by ``.`` and the names by `` -> ``."""
+    path = " -> ".join(".".join(p) for p in cycle)
+    return f"Recursive cycle in view detected: {_quoted_ident(view)} (cycle: {path})"
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rewritten:
+    text: str
+    width: int | None
+
+
+class ViewExpander:
+    """Expands view references for one engine. Reusable and stateless between calls (each
+    :meth:`expand` memoises resolutions and expansions only for its own duration).
+
+    * ``resolve``: qualified name (catalog first) → :class:`ResolvedView` or ``None``.
+    * ``known_catalogs``: catalog names (or a predicate) for the qualification rules.
+    * ``dialect``: the engine's SQL dialect (``spark``, ``duckdb``, any sqlglot dialect).
+    * ``is_shadowed``: name as written in the outer query → whether a temporary view hides it.
+    * ``type_name``: Iceberg type → the engine's type name (default: built-in for the dialect).
+    * ``translate``: ``(sql, from_dialect, to_dialect) → sql`` for views whose SQL is in another
+      dialect; without it such a view raises :class:`~iceview.errors.TranslationError`.
+    * ``map_table``: qualified table name → the name to use in the engine, or ``None`` to keep it
+      (inside views the qualified name is used). Called for tables, not views.
+    * ``column_count``: expanded view SQL → its number of columns, for views whose width is not
+      visible in the SQL (``SELECT *``); without it the schema's width is assumed.
+    * ``max_depth``: the deepest nesting of views allowed.
+    * ``case_sensitive``: how CTE names and column qualifiers are matched.
+    """
+
+    def __init__(
+        self,
+        resolve: Resolver,
+        *,
+        known_catalogs: CatalogTest,
+        dialect: str = "spark",
+        is_shadowed: Callable[[tuple[str, ...]], bool] | None = None,
+        type_name: TypeNamer | None = None,
+        translate: Callable[[str, str, str], str] | None = None,
+        map_table: Callable[[tuple[str, ...]], Sequence[str] | None] | None = None,
+        column_count: Callable[[str], int | None] | None = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        case_sensitive: bool = False,
+    ) -> None:
+        if max_depth < 1:
+            raise ValueError("max_depth must be at least 1")
+        self.resolve = resolve
+        self.is_catalog = is_catalog_function(known_catalogs)
+        self.dialect = dialect
+        self.is_shadowed = is_shadowed
+        self.type_name = type_name
+        self.translate = translate
+        self.map_table = map_table
+        self.column_count = column_count
+        self.max_depth = max_depth
+        self.case_sensitive = case_sensitive
+
+    # ------------------------------------------------------------------ public
+
+    def expand(self, sql: str, *, current_catalog: str, current_namespace: Sequence[str]) -> str:
+        """``sql`` (one statement in the engine's dialect) with every view reference expanded.
+        Names in ``sql`` are resolved with the session's ``current_catalog`` and
+        ``current_namespace``, as the engine would. Write targets (``INSERT INTO v``) are left alone.
+
+        Raises :class:`~iceview.errors.SQLParseError` if sqlglot cannot parse ``sql``,
+        :class:`~iceview.errors.ViewCycleError`, :class:`~iceview.errors.TranslationError` or
+        :class:`~iceview.errors.ViewExpansionError` for a view that cannot be expanded."""
+        prefix = _statement_prefix(sql, self.dialect)
+        if prefix:
+            # EXPLAIN ... / DESCRIBE [QUERY] ...: expand the statement they wrap
+            inner = self.expand(
+                sql[prefix:], current_catalog=current_catalog, current_namespace=current_namespace
+            )
+            return sql[:prefix] + inner
+        run = _Run(self)
+        return run.rewrite(
+            sql, self.dialect, current_catalog, tuple(current_namespace), chain=(), outer=True
+        ).text
+
+    def view_query(self, view: ResolvedView) -> str:
+        """A ``SELECT`` of the view's columns, expanded: what reading the view returns."""
+        run = _Run(self)
+        return run.view_select(view, chain=())
+
+    # ------------------------------------------------------------------ cycles at CREATE OR REPLACE
+
+    def find_cycle(
+        self,
+        view: Sequence[str],
+        sql: str,
+        *,
+        current_catalog: str,
+        current_namespace: Sequence[str],
+        dialect: str | None = None,
+    ) -> tuple[tuple[str, ...], ...] | None:
+        """The cycle that replacing ``view`` (full name, catalog first) with the query ``sql`` would
+        create, or ``None``. The path starts and ends with ``view``; names in ``sql`` appear as
+        written, names inside other views as qualified, as in Iceberg-Spark's message. Views are
+        compared by their resolved names, so ``v`` written for ``cat.ns.v`` is found too."""
+        target = tuple(view)
+        seen_ok: set[tuple[str, ...]] = set()
+        on_path: set[tuple[str, ...]] = set()
+
+        def walk(
+            text: str,
+            d: str,
+            catalog: str,
+            namespace: tuple[str, ...],
+            path: tuple[tuple[str, ...], ...],
+            outer: bool,
+        ) -> tuple[tuple[str, ...], ...] | None:
+            tree, _ = parse_with_tokens(text, d, what="view SQL" if not outer else "query")
+            for node, is_cte in relation_nodes(tree, case_sensitive=self.case_sensitive):
+                if is_cte:
+                    continue
+                idents = table_identifiers(node)
+                assert idents is not None
+                written = tuple(i.name for i in idents)
+                if outer and self.is_shadowed is not None and self.is_shadowed(written):
+                    continue
+                q = qualify_parts(
+                    written,
+                    default_catalog=catalog,
+                    default_namespace=namespace,
+                    known_catalogs=self.is_catalog,
+                )
+                rv = self.resolve(q)
+                if rv is None:
+                    continue
+                step = (*path, written if outer else q)
+                if rv.name == target:
+                    return step
+                if rv.name in seen_ok or rv.name in on_path:
+                    continue  # a cycle elsewhere is reported when the view is read
+                if len(step) > self.max_depth:
+                    raise ViewExpansionError(_depth_message(self.max_depth, step))
+                on_path.add(rv.name)
+                try:
+                    found = walk(rv.sql, rv.dialect, rv.default_catalog, rv.default_namespace, step, False)
+                except SQLParseError as e:
+                    raise ViewExpansionError(f"Invalid SQL in view {'.'.join(rv.name)}: {e}") from e
+                finally:
+                    on_path.discard(rv.name)
+                if found is not None:
+                    return found
+                seen_ok.add(rv.name)
+            return None
+
+        return walk(sql, dialect or self.dialect, current_catalog, tuple(current_namespace), (target,), True)
+
+    def check_cycle(
+        self,
+        view: Sequence[str],
+        sql: str,
+        *,
+        current_catalog: str,
+        current_namespace: Sequence[str],
+        dialect: str | None = None,
+    ) -> None:
+        """Raise :class:`~iceview.errors.ViewCycleError` with Iceberg-Spark's message if replacing
+        ``view`` with ``sql`` creates a cycle (see :meth:`find_cycle`)."""
+        cycle = self.find_cycle(
+            view, sql, current_catalog=current_catalog, current_namespace=current_namespace, dialect=dialect
+        )
+        if cycle is not None:
+            raise ViewCycleError(cycle_message(view, cycle), tuple(view), cycle)
+
+
+_EXPLAIN_MODES = frozenset({"EXTENDED", "CODEGEN", "COST", "FORMATTED", "LOGICAL", "ANALYZE", "VERBOSE"})
+_QUERY_WORDS = frozenset({"SELECT", "WITH", "FROM", "VALUES", "TABLE"})
+
+
+def _statement_prefix(sql: str, dialect: str) -> int:
+    """Where the statement wrapped by ``EXPLAIN [mode]`` or ``DESCRIBE [QUERY]`` starts, or 0."""
+    words = leading_words(sql, 2)
+    if not words or words[0] not in ("EXPLAIN", "DESCRIBE", "DESC"):
+        return 0
+    tokens = tokenize(sql, dialect, commands=False)
+    if len(tokens) < 2:
+        return 0
+    second = tokens[1].text.upper()
+    if tokens[0].text.upper() == "EXPLAIN":
+        i = 2 if second in _EXPLAIN_MODES and len(tokens) > 2 else 1
+        return tokens[i].start
+    if second == "QUERY" and len(tokens) > 2:
+        return tokens[2].start
+    if second in _QUERY_WORDS or tokens[1].token_type == TokenType.L_PAREN:
+        return tokens[1].start
+    return 0
+
+
+def _depth_message(limit: int, path: Sequence[Sequence[str]]) -> str:
+    shown = " -> ".join(".".join(p) for p in path)
+    return f"View nesting is deeper than the maximum of {limit} views: {shown}"
+
+
+class _Run:
+    """The state of one expansion: memoised resolutions and view bodies."""
+
+    def __init__(self, expander: ViewExpander) -> None:
+        self.x = expander
+        self.resolved: dict[tuple[str, ...], ResolvedView | None] = {}
+        self.bodies: dict[tuple[str, ...], _Rewritten] = {}
+        self._type_name: TypeNamer | None = expander.type_name
+
+    def type_name(self) -> TypeNamer:
+        if self._type_name is None:
+            self._type_name = type_namer(self.x.dialect)
+        return self._type_name
+
+    def resolve(self, parts: tuple[str, ...]) -> ResolvedView | None:
+        if parts not in self.resolved:
+            self.resolved[parts] = self.x.resolve(parts)
+        return self.resolved[parts]
+
+    def q(self, name: str) -> str:
+        return quote_identifier(name, self.x.dialect)
+
+    # ------------------------------------------------------------------
+
+    def rewrite(
+        self,
+        sql: str,
+        dialect: str,
+        catalog: str,
+        namespace: tuple[str, ...],
+        *,
+        chain: tuple[tuple[str, ...], ...],
+        outer: bool,
+    ) -> _Rewritten:
+        x = self.x
+        tree, tokens = parse_with_tokens(sql, dialect, what="query" if outer else "view SQL")
+        edits: list[Edit] = []
+        # names of views expanded without an alias: the qualifiers their columns may be written with
+        unaliased: list[tuple[tuple[str, ...], str]] = []
+        for node, is_cte in relation_nodes(tree, case_sensitive=x.case_sensitive):
+            if is_cte:
+                continue
+            idents = table_identifiers(node)
+            assert idents is not None
+            written = tuple(i.name for i in idents)
+            if outer and x.is_shadowed is not None and x.is_shadowed(written):
+                continue
+            qualified = qualify_parts(
+                written, default_catalog=catalog, default_namespace=namespace, known_catalogs=x.is_catalog
+            )
+            start, end = name_span(idents)
+            view = self.resolve(qualified)
+            if view is None:
+                new_name: Sequence[str] | None = x.map_table(qualified) if x.map_table is not None else None
+                if new_name is None and not outer:
+                    new_name = qualified
+                if new_name is not None and tuple(new_name) != written:
+                    if start is None or end is None:
+                        raise ViewExpansionError(
+                            f"Cannot rewrite {'.'.join(written)}: its position in the SQL is unknown"
+                        )
+                    edits.append((start, end, render_name(tuple(new_name), x.dialect)))
+                continue
+            if start is None or end is None:
+                raise ViewExpansionError(
+                    f"Cannot expand view {'.'.join(written)}: its position in the SQL is unknown"
+                )
+            if node.args.get("version") is not None:
+                raise ViewExpansionError(f"Cannot time travel view {'.'.join(view.name)}")
+            subquery = "(" + self.view_select(view, chain=chain) + ")"
+            if node.alias:
+                edits.append((start, end, subquery))
+            else:
+                alias = written[-1]
+                alias_at = _after_sample(tokens, end) if _sample_before_alias(x.dialect) else end
+                if alias_at == end:
+                    edits.append((start, end, f"{subquery} AS {self.q(alias)}"))
+                else:
+                    edits.append((start, end, subquery))
+                    edits.append((alias_at, alias_at, f" AS {self.q(alias)}"))
+                unaliased.append((written if outer else qualified, alias))
+        if unaliased:
+            edits.extend(self._column_edits(tree, unaliased))
+        if outer:
+            return _Rewritten(apply_edits(sql, edits), None)
+        # a view body sits in parentheses: drop trailing semicolons and comments
+        last = next((t for t in reversed(tokens) if t.token_type != TokenType.SEMICOLON), None)
+        cut = last.end + 1 if last is not None else len(sql)
+        return _Rewritten(apply_edits(sql[:cut], edits), static_column_count(tree))
+
+    def view_select(self, view: ResolvedView, *, chain: tuple[tuple[str, ...], ...]) -> str:
+        x = self.x
+        if view.name in chain:
+            start = chain.index(view.name)
+            cycle = (*chain[start:], view.name)
+            raise ViewCycleError(cycle_message(view.name, cycle), view.name, cycle)
+        if len(chain) >= x.max_depth:
+            raise ViewExpansionError(_depth_message(x.max_depth, (*chain, view.name)))
+        body = self.bodies.get(view.name)
+        if body is None:
+            body = self._body(view, (*chain, view.name))
+            self.bodies[view.name] = body
+        fields = view.schema.fields
+        if not fields:
+            raise ViewExpansionError(f"View {'.'.join(view.name)} has no columns")
+        width = body.width
+        if width is None and x.column_count is not None:
+            width = x.column_count(body.text)
+        if width is None:
+            width = len(fields)
+        if width < len(fields):
+            raise ViewExpansionError(
+                f"View {'.'.join(view.name)} cannot be read: its SQL returns {width} column"
+                f"{'s' if width != 1 else ''} but its schema has {len(fields)} "
+                f"({', '.join(f.name for f in fields)})"
+            )
+        namer = self.type_name()
+        inner = [self.q(f"__c{i}") for i in range(width)]
+        try:
+            casts = ", ".join(
+                f"CAST({inner[i]} AS {namer(f.field_type)}) AS {self.q(f.name)}" for i, f in enumerate(fields)
+            )
+        except TranslationError as e:
+            raise TranslationError(f"Cannot read view {'.'.join(view.name)}: {e}") from e
+        return f"SELECT {casts} FROM (\n{body.text}\n) AS {self.q('__v')}({', '.join(inner)})"
+
+    def _body(self, view: ResolvedView, chain: tuple[tuple[str, ...], ...]) -> _Rewritten:
+        x = self.x
+        sql = view.sql
+        if view.dialect.lower() != x.dialect.lower():
+            if x.translate is None:
+                raise TranslationError(
+                    f"View {'.'.join(view.name)} has SQL for dialect {view.dialect}, not {x.dialect}; "
+                    "pass translate= to opt into translation"
+                )
+            sql = x.translate(sql, view.dialect, x.dialect)
+        try:
+            return self.rewrite(
+                sql, x.dialect, view.default_catalog, view.default_namespace, chain=chain, outer=False
+            )
+        except SQLParseError as e:
+            raise ViewExpansionError(f"Invalid SQL in view {'.'.join(view.name)}: {e}") from e
+
+    def _column_edits(self, tree: exp.Expr, unaliased: list[tuple[tuple[str, ...], str]]) -> list[Edit]:
+        """``ns.v.col`` → ``v.col`` for views replaced by a subquery aliased ``v``."""
+
+        def norm(parts: Sequence[str]) -> tuple[str, ...]:
+            return tuple(parts) if self.x.case_sensitive else tuple(p.lower() for p in parts)
+
+        names = [(norm(parts), alias) for parts, alias in unaliased]
+        edits: list[Edit] = []
+        for col in tree.find_all(exp.Column):
+            idents = [p for p in col.parts if isinstance(p, exp.Identifier)]
+            # ns.v.col has the qualifier ns.v; so has ns.v.*
+            qualifier = idents if isinstance(col.this, exp.Star) else idents[:-1]
+            if len(qualifier) < 2 or len(qualifier) != len(col.parts) - 1:
+                continue
+            key = norm([i.name for i in qualifier])
+            for parts, alias in names:
+                if len(key) <= len(parts) and parts[-len(key) :] == key:
+                    start, end = name_span(qualifier)
+                    if start is not None and end is not None:
+                        edits.append((start, end, self.q(alias)))
+                    break
+        return edits
+
+
+def _sample_before_alias(dialect: str) -> bool:
+    """Spark's grammar puts ``TABLESAMPLE`` between a subquery and its alias; DuckDB's after it."""
+    return dialect.lower() in ("spark", "spark2", "databricks", "hive")
+
+
+def _after_sample(tokens: list[Token], end: int) -> int:
+    """Where an alias goes after a table name ending at ``end``: after a ``TABLESAMPLE (...)
+    [REPEATABLE (...)]`` clause, which Spark wants before the alias of a subquery."""
+    i = next((k for k, t in enumerate(tokens) if t.end + 1 == end), None)
+    if i is None:
+        return end
+    pos = end
+    i += 1
+    while i < len(tokens) and tokens[i].text.upper() in ("TABLESAMPLE", "REPEATABLE"):
+        j = i + 1
+        if j >= len(tokens) or tokens[j].token_type != TokenType.L_PAREN:
+            break
+        depth = 0
+        while j < len(tokens):
+            if tokens[j].token_type == TokenType.L_PAREN:
+                depth += 1
+            elif tokens[j].token_type == TokenType.R_PAREN:
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= len(tokens):
+            break
+        pos = tokens[j].end + 1
+        i = j + 1
+    return pos
+
+
+# --------------------------------------------------------------------------------------------------
+# functional API
+
+
+def expand(
+    sql: str,
+    *,
+    resolve: Resolver,
+    current_catalog: str,
+    current_namespace: Sequence[str],
+    known_catalogs: CatalogTest,
+    dialect: str = "spark",
+    is_shadowed: Callable[[tuple[str, ...]], bool] | None = None,
+    type_name: TypeNamer | None = None,
+    translate: Callable[[str, str, str], str] | None = None,
+    map_table: Callable[[tuple[str, ...]], Sequence[str] | None] | None = None,
+    column_count: Callable[[str], int | None] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    case_sensitive: bool = False,
+) -> str:
+    """:meth:`ViewExpander.expand` in one call; see :class:`ViewExpander` for the options."""
+    return ViewExpander(
+        resolve,
+        known_catalogs=known_catalogs,
+        dialect=dialect,
+        is_shadowed=is_shadowed,
+        type_name=type_name,
+        translate=translate,
+        map_table=map_table,
+        column_count=column_count,
+        max_depth=max_depth,
+        case_sensitive=case_sensitive,
+    ).expand(sql, current_catalog=current_catalog, current_namespace=current_namespace)
+
+
+def find_cycle(
+    view: Sequence[str],
+    sql: str,
+    *,
+    resolve: Resolver,
+    current_catalog: str,
+    current_namespace: Sequence[str],
+    known_catalogs: CatalogTest,
+    dialect: str = "spark",
+    is_shadowed: Callable[[tuple[str, ...]], bool] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> tuple[tuple[str, ...], ...] | None:
+    """:meth:`ViewExpander.find_cycle` in one call."""
+    return ViewExpander(
+        resolve, known_catalogs=known_catalogs, dialect=dialect, is_shadowed=is_shadowed, max_depth=max_depth
+    ).find_cycle(view, sql, current_catalog=current_catalog, current_namespace=current_namespace)
+
+
+def check_cycle(
+    view: Sequence[str],
+    sql: str,
+    *,
+    resolve: Resolver,
+    current_catalog: str,
+    current_namespace: Sequence[str],
+    known_catalogs: CatalogTest,
+    dialect: str = "spark",
+    is_shadowed: Callable[[tuple[str, ...]], bool] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> None:
+    """:meth:`ViewExpander.check_cycle` in one call: raises
+    :class:`~iceview.errors.ViewCycleError` with Iceberg-Spark's message."""
+    ViewExpander(
+        resolve, known_catalogs=known_catalogs, dialect=dialect, is_shadowed=is_shadowed, max_depth=max_depth
+    ).check_cycle(view, sql, current_catalog=current_catalog, current_namespace=current_namespace)
