@@ -1,1 +1,1 @@
-pytest_plugins = ["fixtures.java_oracle"]
+pytest_plugins = ["fixtures.java_oracle", "fixtures.postgres"]

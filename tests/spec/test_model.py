@@ -362,3 +362,12 @@ def test_identifier_field_rules() -> None:
         ),
         ("invalid-identifier-field", "Cannot add field s as an identifier field: not a primitive type field"),
     ]
+
+
+def test_with_metadata_file_location_keeps_content_and_changes() -> None:
+    md = md_of(doc())
+    built = ViewMetadata.build_from(md).set_properties({"k": "v"}).build()
+    moved = built.with_metadata_file_location("s3://b/v/metadata/00002-x.gz.metadata.json")
+    assert moved.metadata_file_location == "s3://b/v/metadata/00002-x.gz.metadata.json"
+    assert built.metadata_file_location is None
+    assert moved == built and moved.changes == built.changes and moved.to_json() == built.to_json()

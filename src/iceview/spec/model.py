@@ -457,6 +457,27 @@ class ViewMetadata:
 
         return to_json(self, pretty)
 
+    def with_metadata_file_location(self, metadata_file_location: str | None) -> ViewMetadata:
+        """The same metadata, read from or written to ``metadata_file_location``. Its content, its
+        recorded changes and everything already parsed are shared, so this is cheap."""
+        copy = ViewMetadata._make(
+            self._uuid,
+            self._format_version,
+            self._location,
+            self._properties,
+            self._schemas_json,
+            self._schema_cache,
+            self._current_version_id,
+            self._versions,
+            self._versions_json,
+            self._log,
+            self._log_json,
+            self._changes,
+            metadata_file_location,
+        )
+        copy._writable = self._writable
+        return copy
+
     # ------------------------------------------------------------------ fields
 
     @property

@@ -1,0 +1,133 @@
+"""``load_catalog``: catalogs configured the way PyIceberg configures them, so that one
+``.pyiceberg.yaml`` serves both libraries.
+
+Where the properties come from, later ones winning:
+
+1. the first ``.pyiceberg.yaml`` found in ``$PYICEBERG_HOME``, then ``~``, then the working
+   directory, under ``catalog: <name>:``;
+2. ``PYICEBERG_CATALOG__<NAME>__<KEY>`` environment variables (``__`` nests, ``_`` becomes ``-``:
+   ``PYICEBERG_CATALOG__PROD__JDBC__SCHEMA_VERSION`` is ``jdbc.schema-version`` of catalog ``prod``);
+3. the keyword arguments of :func:`load_catalog`.
+
+This is PyIceberg's own reader (``pyiceberg.utils.config.Config``), read afresh on every call.
+
+The catalog type comes from ``type`` (``sql``, ``in-memory``), else from the ``uri`` scheme
+(``sqlite``, ``postgresql``, ``jdbc:sqlite``, ``jdbc:postgresql`` mean ``sql``). Without a ``uri``,
+iceview uses an embedded SQLite catalog: the file ``catalog.db`` in the warehouse folder, which is
+``warehouse`` if it is a local path or ``file:`` URI, else ``./warehouse``. So with nothing
+configured at all, ``load_catalog()`` gives catalog ``default`` in ``./warehouse/catalog.db`` with
+views under ``./warehouse``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from iceview.catalog.base import Catalog
+from iceview.errors import InvalidArgumentError, UnsupportedOperationError
+
+__all__ = ["DEFAULT_WAREHOUSE", "load_catalog", "load_catalog_properties"]
+
+DEFAULT_WAREHOUSE = "warehouse"
+SQLITE_FILE = "catalog.db"
+_SQL_SCHEMES = ("sqlite", "postgresql", "postgres", "jdbc:sqlite", "jdbc:postgresql")
+_UNSUPPORTED = {
+    "rest": "REST",
+    "hive": "Hive",
+    "glue": "Glue",
+    "dynamodb": "DynamoDB",
+    "bigquery": "BigQuery",
+}
+
+
+def _flatten(conf: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """Nested YAML/env mappings (``s3: {endpoint: x}``) as dotted keys (``s3.endpoint``)."""
+    out: dict[str, str] = {}
+    for key, value in conf.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(_flatten(value, full + "."))
+        elif value is not None:
+            out[full] = str(value)
+    return out
+
+
+def load_catalog_properties(name: str | None = None, **properties: str) -> tuple[str, dict[str, str]]:
+    """The catalog name and its merged properties (config file, environment, then arguments)."""
+    from pyiceberg.utils.config import Config, merge_config
+
+    config = Config()
+    if name is None:
+        name = config.get_default_catalog_name()
+    from_config = config.get_catalog_config(name) or {}
+    merged = merge_config(dict(from_config), dict(properties))
+    return name, _flatten(merged)
+
+
+def _local_dir(location: str) -> str | None:
+    """The local folder of a warehouse location, or None if it is not local."""
+    parsed = urlparse(location)
+    if parsed.scheme == "file":
+        return unquote(parsed.path)
+    if parsed.scheme == "" or (len(parsed.scheme) == 1 and os.name == "nt"):
+        return location
+    return None
+
+
+def _embedded_sqlite(props: dict[str, str]) -> None:
+    warehouse = props.get("warehouse")
+    folder = _local_dir(warehouse) if warehouse else None
+    if warehouse and folder is None:
+        raise InvalidArgumentError(
+            f"Catalog has no 'uri' and its warehouse {warehouse} is not a local folder: "
+            "set 'uri' (e.g. sqlite:///path/catalog.db or postgresql+psycopg://...)"
+        )
+    folder = os.path.abspath(folder or DEFAULT_WAREHOUSE)
+    props["uri"] = f"sqlite:///{os.path.join(folder, SQLITE_FILE)}"
+    if not warehouse:
+        props["warehouse"] = "file://" + folder
+
+
+def _catalog_type(props: Mapping[str, str]) -> str:
+    declared = props.get("type")
+    if declared:
+        return declared.lower()
+    uri = props.get("uri")
+    if not uri:
+        return "sql"
+    scheme = (
+        uri.split("://", 1)[0].split("+", 1)[0].lower() if "://" in uri else uri.rsplit(":", 1)[0].lower()
+    )
+    if scheme.startswith(_SQL_SCHEMES) or uri.startswith(("jdbc:sqlite:", "jdbc:postgresql:")):
+        return "sql"
+    if scheme in ("http", "https"):
+        return "rest"
+    if scheme == "thrift":
+        return "hive"
+    raise InvalidArgumentError(f"Cannot infer the catalog type from uri {uri!r}: set 'type'")
+
+
+def load_catalog(name: str | None = None, **properties: str) -> Catalog:
+    """Load a view catalog configured as PyIceberg configures catalogs (see the module docs).
+
+    >>> catalog = load_catalog("prod", uri="sqlite:///tmp/cat.db", warehouse="file:///tmp/wh")
+    """
+    name, props = load_catalog_properties(name, **properties)
+    kind = _catalog_type(props)
+    if kind in ("sql", "jdbc"):
+        if not props.get("uri"):
+            _embedded_sqlite(props)
+    elif kind == "in-memory":
+        props.setdefault("uri", "sqlite:///:memory:")
+        props.setdefault("warehouse", "file:///tmp/iceberg/warehouse")
+    elif kind in _UNSUPPORTED:
+        raise UnsupportedOperationError(f"{_UNSUPPORTED[kind]} catalogs are not supported by iceview yet")
+    else:
+        raise InvalidArgumentError(f"Unknown catalog type: {kind}")
+    from iceview.catalog.sql import SqlCatalog
+
+    props.pop("type", None)
+    return SqlCatalog(name, **props)

@@ -1,0 +1,823 @@
+"""A view catalog on a SQL database, sharing its tables with Iceberg Java's ``JdbcCatalog`` and
+PyIceberg's ``SqlCatalog`` (SQLAlchemy; SQLite and PostgreSQL).
+
+The layout is Java's JDBC schema V1, byte for byte:
+
+* ``iceberg_tables(catalog_name, table_namespace, table_name, metadata_location,
+  previous_metadata_location, iceberg_type)``, primary key ``(catalog_name, table_namespace,
+  table_name)``; view rows have ``iceberg_type = 'VIEW'``, table rows ``'TABLE'`` or NULL;
+* ``iceberg_namespace_properties(catalog_name, namespace, property_key, property_value)``.
+
+Every statement is the text Java's ``JdbcUtil`` sends, with bound parameters; view statements are
+filtered by ``iceberg_type = 'VIEW'`` and table look-ups by ``(iceberg_type = 'TABLE' OR iceberg_type
+IS NULL)``. A commit is a compare-and-swap: ``UPDATE ... SET metadata_location = <new>,
+previous_metadata_location = <old> WHERE ... AND metadata_location = <old> AND iceberg_type = 'VIEW'``
+that must change exactly one row.
+
+Catalog properties (Java's spelling first; PyIceberg's where it has one):
+
+* ``uri``: a SQLAlchemy URL (``sqlite:///path``, ``postgresql+psycopg://...``) or a JDBC URL
+  (``jdbc:sqlite:/path``, ``jdbc:postgresql://host:port/db`` with ``jdbc.user``/``jdbc.password``);
+* ``warehouse``: the root of default view locations (``<warehouse>/<ns levels>/<name>``);
+* ``jdbc.schema-version`` / ``schema_version``: ``V1`` upgrades a V0 database (adds ``iceberg_type``);
+* ``jdbc.init-catalog-tables`` / ``init_catalog_tables`` (default true): create the tables if absent;
+* ``jdbc.strict-mode`` (default false): creating a view needs an existing namespace;
+* ``unique-table-location`` (default false): default locations end in ``<name>-<uuid>``;
+* ``view-default.*`` / ``view-override.*``: properties given to every view created
+  (defaults lose to the caller's, overrides win);
+* ``echo``, ``pool_pre_ping`` (PyIceberg's), ``sqlite.timeout`` (seconds to wait for a locked
+  SQLite file, default 30).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid as uuidlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, TextClause, create_engine, event, inspect, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+from iceview.catalog import identifiers as _ids
+from iceview.catalog.base import (
+    GC_ENABLED,
+    MetastoreViewCatalog,
+    NamespacePropertiesUpdate,
+    ViewOperations,
+    delete_file_quietly,
+    property_as_bool,
+)
+from iceview.catalog.identifiers import (
+    IdentifierLike,
+    NamespaceLike,
+    ViewIdentifier,
+    namespace_to_string,
+    string_to_namespace,
+    to_identifier,
+    to_namespace,
+)
+from iceview.errors import (
+    CatalogError,
+    CommitFailedError,
+    CommitStateUnknownError,
+    InvalidArgumentError,
+    InvalidMetadataError,
+    InvalidStateError,
+    NamespaceAlreadyExistsError,
+    NamespaceNotEmptyError,
+    NoSuchNamespaceError,
+    NoSuchViewError,
+    NotFoundError,
+    TableAlreadyExistsError,
+    UnsupportedOperationError,
+    ViewAlreadyExistsError,
+)
+from iceview.spec import ViewMetadata
+
+__all__ = ["VIEW_WARNING_LOG_MESSAGE", "SqlCatalog", "SqlViewOperations", "to_sqlalchemy_url"]
+
+log = logging.getLogger(__name__)
+
+VIEW_WARNING_LOG_MESSAGE = (
+    "JDBC catalog is initialized without view support. To auto-migrate the database's schema and "
+    "enable view support, set jdbc.schema-version=V1"
+)
+NAMESPACE_EXISTS_PROPERTY = "exists"
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+class _Stmt:
+    """A statement in Java's text, with JDBC ``?`` placeholders turned into SQLAlchemy binds."""
+
+    __slots__ = ("clause", "sql")
+
+    def __init__(self, sql: str) -> None:
+        self.sql = sql
+        parts = sql.split("?")
+        bound = parts[0]
+        for i, part in enumerate(parts[1:]):
+            bound += f":p{i}" + part
+        self.clause: TextClause = text(bound)
+
+    def params(self, *args: str | None) -> dict[str, str | None]:
+        return {f"p{i}": a for i, a in enumerate(args)}
+
+
+_VIEW = "iceberg_type = 'VIEW'"
+_TABLE = "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
+
+V0_CREATE_CATALOG_SQL = (
+    "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,"
+    "table_namespace VARCHAR(255) NOT NULL,table_name VARCHAR(255) NOT NULL,"
+    "metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
+    "PRIMARY KEY (catalog_name, table_namespace, table_name))"
+)
+V1_UPDATE_CATALOG_SQL = "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)"
+CREATE_NAMESPACE_PROPERTIES_TABLE_SQL = (
+    "CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,"
+    "namespace VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),"
+    "PRIMARY KEY (catalog_name, namespace, property_key))"
+)
+
+_COMMIT = (
+    "UPDATE iceberg_tables SET metadata_location = ? , previous_metadata_location = ? WHERE catalog_name = ? "
+    "AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+)
+V1_DO_COMMIT_VIEW_SQL = _Stmt(_COMMIT + " AND " + _VIEW)
+_GET = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
+GET_VIEW_SQL = _Stmt(_GET + " AND " + _VIEW)
+V1_GET_TABLE_SQL = _Stmt(_GET + " AND " + _TABLE)
+V0_GET_TABLE_SQL = _Stmt(_GET)
+_LIST = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
+LIST_VIEW_SQL = _Stmt(_LIST + " AND " + _VIEW)
+V1_LIST_TABLE_SQL = _Stmt(_LIST + " AND " + _TABLE)
+V0_LIST_TABLE_SQL = _Stmt(_LIST)
+RENAME_VIEW_SQL = _Stmt(
+    "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? "
+    "AND table_namespace = ? AND table_name = ? AND " + _VIEW
+)
+DROP_VIEW_SQL = _Stmt(
+    "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace  = ? AND table_name = ? AND "
+    + _VIEW
+)
+GET_NAMESPACE_SQL = _Stmt(
+    "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND  (table_namespace = ? OR "
+    "table_namespace LIKE ? ESCAPE '!') LIMIT 1"
+)
+# Java sends these LIKEs without ESCAPE and filters the fuzzy matches afterwards; iceview escapes
+# the pattern (and still filters)
+LIST_NAMESPACES_SQL = _Stmt(
+    "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND table_namespace LIKE ? "
+    "ESCAPE '!'"
+)
+LIST_ALL_NAMESPACES_SQL = _Stmt("SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?")
+V1_DO_COMMIT_CREATE_SQL = _Stmt(
+    "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+    "previous_metadata_location, iceberg_type)  VALUES (?,?,?,?,null,?)"
+)
+GET_NAMESPACE_PROPERTIES_SQL = _Stmt(
+    "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? AND  ( namespace = ? OR "
+    "namespace LIKE ? ESCAPE '!'  ) "
+)
+_INSERT_NAMESPACE_PROPERTIES_SQL = (
+    "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES "
+)
+GET_ALL_NAMESPACE_PROPERTIES_SQL = _Stmt(
+    "SELECT *  FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? "
+)
+_DELETE_NAMESPACE_PROPERTIES_SQL = (
+    "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key IN "
+)
+DELETE_ALL_NAMESPACE_PROPERTIES_SQL = _Stmt(
+    "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?"
+)
+LIST_PROPERTY_NAMESPACES_SQL = _Stmt(
+    "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace LIKE ? "
+    "ESCAPE '!'"
+)
+LIST_ALL_PROPERTY_NAMESPACES_SQL = _Stmt(
+    "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?"
+)
+
+
+def _insert_properties_stmt(size: int) -> _Stmt:
+    return _Stmt(_INSERT_NAMESPACE_PROPERTIES_SQL + ", ".join(["(?,?,?,?)"] * size))
+
+
+def _update_properties_stmt(size: int) -> _Stmt:
+    cases = "".join(" WHEN property_key = ? THEN ?" for _ in range(size))
+    return _Stmt(
+        "UPDATE iceberg_namespace_properties SET property_value = CASE"
+        + cases
+        + " END WHERE catalog_name = ? AND namespace = ? AND property_key IN ("
+        + ",".join(["?"] * size)
+        + ")"
+    )
+
+
+def _delete_properties_stmt(size: int) -> _Stmt:
+    return _Stmt(_DELETE_NAMESPACE_PROPERTIES_SQL + "(" + ",".join(["?"] * size) + ")")
+
+
+def _like_escape(value: str) -> str:
+    """Java's escaping for ``LIKE ... ESCAPE '!'``."""
+    return value.replace("!", "!!").replace("_", "!_").replace("%", "!%")
+
+
+# ----------------------------------------------------------------------------- connections
+
+
+def to_sqlalchemy_url(uri: str, properties: Mapping[str, str] | None = None) -> URL:
+    """A SQLAlchemy URL from a SQLAlchemy or JDBC URL.
+
+    ``jdbc:sqlite:/p`` becomes ``sqlite:////p``; ``jdbc:postgresql://h:p/db`` and
+    ``postgresql://...`` use psycopg 3. ``jdbc.user`` / ``jdbc.password`` fill in missing
+    credentials."""
+    props = properties or {}
+    if uri.startswith("jdbc:sqlite:"):
+        path = uri[len("jdbc:sqlite:") :]
+        if path.startswith("file:"):
+            path = path[len("file:") :]
+        url = make_url("sqlite://") if path in ("", ":memory:") else make_url("sqlite:///" + path)
+    else:
+        if uri.startswith("jdbc:"):
+            uri = uri[len("jdbc:") :]
+        url = make_url(uri)
+    driver = url.drivername
+    if driver in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    user = props.get("jdbc.user")
+    password = props.get("jdbc.password")
+    if url.username is None and user:
+        url = url.set(username=user)
+    if url.password is None and password:
+        url = url.set(password=password)
+    return url
+
+
+def _is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+def _make_engine(url: URL, properties: Mapping[str, str]) -> Engine:
+    echo_prop = str(properties.get("echo", "false")).lower()
+    echo: bool | str = "debug" if echo_prop == "debug" else echo_prop == "true"
+    kwargs: dict[str, Any] = {"echo": echo}
+    if _is_sqlite(url):
+        database = url.database or ""
+        timeout = float(properties.get("sqlite.timeout", "30"))
+        connect_args: dict[str, Any] = {"timeout": timeout, "check_same_thread": False}
+        if database in ("", ":memory:"):
+            kwargs["poolclass"] = StaticPool
+        else:
+            parent = os.path.dirname(os.path.abspath(database))
+            os.makedirs(parent, exist_ok=True)
+        kwargs["connect_args"] = connect_args
+    else:
+        kwargs["pool_pre_ping"] = property_as_bool(properties, "pool_pre_ping", False)
+    engine = create_engine(url, **kwargs)
+    if _is_sqlite(url):
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+            # LIKE is case-insensitive in SQLite unless told otherwise; namespaces are not
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA case_sensitive_like = ON")
+            cursor.close()
+
+    return engine
+
+
+def _describe(e: BaseException) -> str:
+    orig = getattr(e, "orig", None) or e
+    return f"{type(orig).__name__}: {str(orig).strip().splitlines()[0] if str(orig).strip() else ''}"
+
+
+def _java_sql_message(e: DBAPIError) -> str:
+    """Java's wording for an ``SQLException`` that is not a constraint violation."""
+    text_ = str(e.orig).lower()
+    if "timeout" in text_ or "timed out" in text_:
+        return "Database Connection timeout"
+    if e.connection_invalidated or (isinstance(e, OperationalError) and _is_connection_problem(text_)):
+        return "Database Connection failed"
+    return "Unknown failure"
+
+
+def _is_connection_problem(message: str) -> bool:
+    return any(
+        s in message
+        for s in (
+            "connection",
+            "terminating",
+            "server closed",
+            "could not connect",
+            "unable to open database",
+            "no such host",
+            "consuming input failed",
+        )
+    )
+
+
+def _is_constraint_violation(e: DBAPIError) -> bool:
+    """Java's ``JdbcUtil.isConstraintViolation``."""
+    if isinstance(e, IntegrityError):
+        return True
+    sqlstate = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
+    return sqlstate == "23505" or "constraint failed" in str(e.orig)
+
+
+@dataclass(frozen=True)
+class _Row:
+    namespace: str
+    name: str
+    metadata_location: str | None
+    previous_metadata_location: str | None
+
+
+# ----------------------------------------------------------------------------- operations
+
+
+class SqlViewOperations(ViewOperations):
+    """The pointer of one view in ``iceberg_tables``: Java's ``JdbcViewOperations``."""
+
+    def __init__(self, catalog: SqlCatalog, identifier: ViewIdentifier) -> None:
+        super().__init__(identifier, catalog.io, catalog.full_view_name(identifier))
+        self.catalog = catalog
+
+    def do_refresh(self) -> str | None:
+        try:
+            with self.catalog.engine.connect() as conn:
+                row = self.catalog._load_view_row(conn, self.identifier)
+        except DBAPIError as e:
+            raise CatalogError(
+                f"Failed to get view {self.identifier} from catalog {self.catalog.name}: {_describe(e)}"
+            ) from e
+        if row is None:
+            return None
+        if row.metadata_location is None:
+            raise InvalidStateError(f"Invalid view {self.identifier}: metadata location is null")
+        return row.metadata_location
+
+    def do_commit(self, base: ViewMetadata | None, new_location: str) -> None:
+        catalog = self.catalog
+        ident = self.identifier
+        sent = False
+        try:
+            with catalog.engine.connect() as conn:
+                if base is not None:
+                    row = catalog._load_view_row(conn, ident)
+                    catalog_location = row.metadata_location if row is not None else None
+                    base_location = base.metadata_file_location
+                    if base_location != catalog_location:
+                        raise CommitFailedError(
+                            f"Cannot commit {ident}: metadata location {base_location} has changed from "
+                            f"{catalog_location}"
+                        )
+                    sent = True
+                    result = conn.execute(
+                        V1_DO_COMMIT_VIEW_SQL.clause,
+                        V1_DO_COMMIT_VIEW_SQL.params(
+                            new_location,
+                            base_location,
+                            catalog.name,
+                            ident.namespace_string,
+                            ident.name,
+                            base_location,
+                        ),
+                    )
+                    updated = result.rowcount
+                    conn.commit()
+                    if updated != 1:
+                        raise CommitFailedError(f"Failed to update view {ident} from catalog {catalog.name}")
+                else:
+                    if property_as_bool(
+                        catalog.properties, "jdbc.strict-mode", False
+                    ) and not catalog._namespace_exists(conn, ident.namespace):
+                        raise NoSuchNamespaceError(
+                            f"Cannot create view {ident} in catalog {catalog.name}. "
+                            f"Namespace {namespace_to_string(ident.namespace)} does not exist"
+                        )
+                    if catalog._table_exists(conn, ident):
+                        raise TableAlreadyExistsError(f"Table with same name already exists: {ident}")
+                    if catalog._load_view_row(conn, ident) is not None:
+                        raise ViewAlreadyExistsError(f"View already exists: {ident}")
+                    sent = True
+                    result = conn.execute(
+                        V1_DO_COMMIT_CREATE_SQL.clause,
+                        V1_DO_COMMIT_CREATE_SQL.params(
+                            catalog.name, ident.namespace_string, ident.name, new_location, "VIEW"
+                        ),
+                    )
+                    inserted = result.rowcount
+                    conn.commit()
+                    if inserted != 1:
+                        raise CommitFailedError(f"Failed to create view {ident} in catalog {catalog.name}")
+        except DBAPIError as e:
+            if _is_constraint_violation(e):
+                if base is None:
+                    raise ViewAlreadyExistsError(f"View already exists: {ident}") from e
+                raise CatalogError(f"View already exists: {ident}") from e
+            if sent and catalog._outcome_unknown(e):
+                if self._pointer_is(new_location):
+                    log.warning("Commit to %s raised %s, but the catalog holds the new metadata", ident, e)
+                    return
+                raise CommitStateUnknownError(
+                    f"Commit state unknown for view {ident}: the database failed after the swap of "
+                    f"{base.metadata_file_location if base else None} to {new_location} was sent "
+                    f"({_describe(e)}); the new metadata file is kept"
+                ) from e
+            if base is not None and catalog._is_busy(e):
+                raise CommitFailedError(f"Cannot commit {ident}: {_describe(e)}") from e
+            raise CatalogError(f"{_java_sql_message(e)}: {_describe(e)}") from e
+
+    def _pointer_is(self, location: str) -> bool:
+        """Whether the catalog now points at ``location`` (False if it cannot tell)."""
+        try:
+            with self.catalog.engine.connect() as conn:
+                row = self.catalog._load_view_row(conn, self.identifier)
+        except SQLAlchemyError:
+            return False
+        return row is not None and row.metadata_location == location
+
+
+# ----------------------------------------------------------------------------- catalog
+
+
+class SqlCatalog(MetastoreViewCatalog):
+    """Views (and read-only table look-ups) in Java's JDBC catalog tables, through SQLAlchemy."""
+
+    def __init__(self, name: str = "default", **properties: str) -> None:
+        super().__init__(name, {k: str(v) for k, v in properties.items()})
+        uri = self.properties.get("uri")
+        if not uri:
+            raise InvalidArgumentError("JDBC connection URI is required")
+        self.url = to_sqlalchemy_url(uri, self.properties)
+        self.engine = _make_engine(self.url, self.properties)
+        self._dialect = self.engine.dialect.name
+        warehouse = self.properties.get("warehouse")
+        self.warehouse = warehouse.rstrip("/") if warehouse else None
+        self.schema_version = "V0"
+        self._initialize()
+
+    # -- setup -----------------------------------------------------------------------------------
+    def _prop(self, java_key: str, pyiceberg_key: str, default: str) -> str:
+        value = self.properties.get(java_key)
+        if value is None:
+            value = self.properties.get(pyiceberg_key)
+        return default if value is None else value
+
+    def _initialize(self) -> None:
+        init_tables = self._prop("jdbc.init-catalog-tables", "init_catalog_tables", "true").lower() == "true"
+        requested = self._prop("jdbc.schema-version", "schema_version", "V0")
+        if requested.upper() not in ("V0", "V1"):
+            raise InvalidArgumentError(f"Invalid schema version: {requested} (must be V0 or V1)")
+        try:
+            created = False
+            if init_tables:
+                created = self._atomic_create_table("iceberg_tables", V0_CREATE_CATALOG_SQL)
+                self._atomic_create_table(
+                    "iceberg_namespace_properties", CREATE_NAMESPACE_PROPERTIES_TABLE_SQL
+                )
+            if self._has_type_column():
+                self.schema_version = "V1"
+            elif created or requested.upper() == "V1":
+                # a database iceview created is V1 from the start, as PyIceberg's are
+                self._add_type_column()
+                self.schema_version = "V1"
+            else:
+                log.warning(VIEW_WARNING_LOG_MESSAGE)
+        except DBAPIError as e:
+            raise CatalogError(
+                f"Cannot initialize JDBC catalog: {_java_sql_message(e)}: {_describe(e)}"
+            ) from e
+
+    def _table_names(self) -> set[str]:
+        with self.engine.connect() as conn:
+            return {n.lower() for n in inspect(conn).get_table_names()}
+
+    def _atomic_create_table(self, table: str, ddl: str) -> bool:
+        if table in self._table_names():
+            return False
+        try:
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql(ddl)
+        except DBAPIError:
+            if table in self._table_names():  # created by another process meanwhile
+                return False
+            raise
+        return True
+
+    def _has_type_column(self) -> bool:
+        with self.engine.connect() as conn:
+            try:
+                columns = inspect(conn).get_columns("iceberg_tables")
+            except SQLAlchemyError:
+                return False
+        return any(c["name"].lower() == "iceberg_type" for c in columns)
+
+    def _add_type_column(self) -> None:
+        try:
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql(V1_UPDATE_CATALOG_SQL)
+        except DBAPIError:
+            if not self._has_type_column():
+                raise
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _outcome_unknown(self, e: DBAPIError) -> bool:
+        if self._dialect == "sqlite":
+            return "disk i/o error" in str(e.orig).lower()
+        return bool(e.connection_invalidated) or isinstance(e, OperationalError)
+
+    def _is_busy(self, e: DBAPIError) -> bool:
+        return self._dialect == "sqlite" and "locked" in str(e.orig).lower()
+
+    def _require_views(self) -> None:
+        if self.schema_version != "V1":
+            raise UnsupportedOperationError(VIEW_WARNING_LOG_MESSAGE)
+
+    def _query(self, what: str, stmt: _Stmt, *args: str) -> list[Any]:
+        try:
+            with self.engine.connect() as conn:
+                return list(conn.execute(stmt.clause, stmt.params(*args)).mappings())
+        except DBAPIError as e:
+            raise CatalogError(f"Failed to {what}: {_java_sql_message(e)}: {_describe(e)}") from e
+
+    def _execute(self, what: str, stmt: _Stmt, *args: str | None) -> int:
+        try:
+            with self.engine.begin() as conn:
+                return int(conn.execute(stmt.clause, stmt.params(*args)).rowcount)
+        except DBAPIError as e:
+            raise CatalogError(f"Failed to {what}: {_java_sql_message(e)}: {_describe(e)}") from e
+
+    @staticmethod
+    def _row(mapping: Any) -> _Row:
+        return _Row(
+            mapping["table_namespace"],
+            mapping["table_name"],
+            mapping["metadata_location"],
+            mapping["previous_metadata_location"],
+        )
+
+    def _load_view_row(self, conn: Connection, ident: ViewIdentifier) -> _Row | None:
+        found = (
+            conn.execute(
+                GET_VIEW_SQL.clause, GET_VIEW_SQL.params(self.name, ident.namespace_string, ident.name)
+            )
+            .mappings()
+            .first()
+        )
+        return None if found is None else self._row(found)
+
+    def _table_exists(self, conn: Connection, ident: ViewIdentifier) -> bool:
+        stmt = V1_GET_TABLE_SQL if self.schema_version == "V1" else V0_GET_TABLE_SQL
+        return (
+            conn.execute(stmt.clause, stmt.params(self.name, ident.namespace_string, ident.name)).first()
+            is not None
+        )
+
+    def _namespace_exists(self, conn: Connection, namespace: Sequence[str]) -> bool:
+        equals = namespace_to_string(namespace)
+        starts_with = _like_escape(equals) + ".%"
+        for stmt in (GET_NAMESPACE_SQL, GET_NAMESPACE_PROPERTIES_SQL):
+            if conn.execute(stmt.clause, stmt.params(self.name, equals, starts_with)).first() is not None:
+                return True
+        return False
+
+    def default_view_location(self, identifier: ViewIdentifier) -> str:
+        if not self.warehouse:
+            raise InvalidArgumentError(
+                f"Cannot choose a location for view {identifier}: the catalog has no 'warehouse' property "
+                "(set it, or pass location=...)"
+            )
+        name = identifier.name
+        if property_as_bool(self.properties, "unique-table-location", False):
+            name = f"{name}-{uuidlib.uuid4().hex}"
+        return "/".join((self.warehouse, *identifier.namespace, name))
+
+    def new_view_ops(self, identifier: ViewIdentifier) -> SqlViewOperations:
+        self._require_views()
+        return SqlViewOperations(self, identifier)
+
+    # -- views -----------------------------------------------------------------------------------
+    def view_exists(self, identifier: IdentifierLike) -> bool:
+        ident = to_identifier(identifier)
+        self._require_views()
+        return bool(
+            self._query(f"load view {ident}", GET_VIEW_SQL, self.name, ident.namespace_string, ident.name)
+        )
+
+    def list_views(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
+        self._require_views()
+        ns = to_namespace(namespace)
+        if not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        rows = self._query("list views", LIST_VIEW_SQL, self.name, namespace_to_string(ns))
+        return sorted((*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows)
+
+    def drop_view(self, identifier: IdentifierLike) -> bool:
+        self._require_views()
+        ident = to_identifier(identifier)
+        ops = self.new_view_ops(ident)
+        last: ViewMetadata | None = None
+        try:
+            last = ops.current()
+        except NotFoundError as e:
+            log.warning("Failed to load view metadata for view: %s: %s", ident, e)
+        except InvalidMetadataError as e:
+            # Java cannot drop such a view; iceview drops the entry and leaves the file alone
+            log.warning(
+                "View metadata of %s does not parse; dropping it without deleting files: %s", ident, e
+            )
+        deleted = self._execute(
+            f"drop view {ident}", DROP_VIEW_SQL, self.name, ident.namespace_string, ident.name
+        )
+        if deleted == 0:
+            log.info("Skipping drop, view does not exist: %s", ident)
+            return False
+        if (
+            last is not None
+            and last.metadata_file_location
+            and property_as_bool(last.properties, GC_ENABLED, True)
+        ):
+            delete_file_quietly(self.io, last.metadata_file_location)
+        log.info("Dropped view: %s", ident)
+        return True
+
+    def rename_view(self, from_identifier: IdentifierLike, to_identifier: IdentifierLike) -> None:
+        self._require_views()
+        src = _ids.to_identifier(from_identifier)
+        dst = _ids.to_identifier(to_identifier)
+        if src == dst:
+            return
+        if not self.namespace_exists(dst.namespace):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(dst.namespace)}")
+        if not self.view_exists(src):
+            raise NoSuchViewError("View does not exist")
+        if self.table_exists(dst):
+            raise TableAlreadyExistsError(f"Cannot rename {src} to {dst}. Table already exists")
+        if self.view_exists(dst):
+            raise ViewAlreadyExistsError(f"Cannot rename {src} to {dst}. View already exists")
+        try:
+            with self.engine.begin() as conn:
+                updated = conn.execute(
+                    RENAME_VIEW_SQL.clause,
+                    RENAME_VIEW_SQL.params(
+                        dst.namespace_string, dst.name, self.name, src.namespace_string, src.name
+                    ),
+                ).rowcount
+        except DBAPIError as e:
+            if _is_constraint_violation(e):
+                raise ViewAlreadyExistsError(f"Cannot rename {src} to {dst}. View already exists") from e
+            raise CatalogError(f"Failed to rename view {src}: {_java_sql_message(e)}: {_describe(e)}") from e
+        if updated == 0:
+            raise NoSuchViewError(f"View does not exist: {src}")
+        log.info("Renamed view from %s, to %s", src, dst)
+
+    # -- tables (look-ups only) ------------------------------------------------------------------
+    def table_exists(self, identifier: IdentifierLike) -> bool:
+        ident = to_identifier(identifier)
+        try:
+            with self.engine.connect() as conn:
+                return self._table_exists(conn, ident)
+        except DBAPIError as e:
+            raise CatalogError(f"Failed to load table {ident}: {_java_sql_message(e)}: {_describe(e)}") from e
+
+    def list_tables(self, namespace: NamespaceLike) -> list[tuple[str, ...]]:
+        ns = to_namespace(namespace)
+        if not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        stmt = V1_LIST_TABLE_SQL if self.schema_version == "V1" else V0_LIST_TABLE_SQL
+        rows = self._query("list tables", stmt, self.name, namespace_to_string(ns))
+        return sorted((*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows)
+
+    # -- namespaces ------------------------------------------------------------------------------
+    def namespace_exists(self, namespace: NamespaceLike) -> bool:
+        ns = to_namespace(namespace)
+        try:
+            with self.engine.connect() as conn:
+                return self._namespace_exists(conn, ns)
+        except DBAPIError as e:
+            raise CatalogError(
+                f"Failed to execute exists query: {_java_sql_message(e)}: {_describe(e)}"
+            ) from e
+
+    def create_namespace(self, namespace: NamespaceLike, properties: Mapping[str, str] | None = None) -> None:
+        ns = to_namespace(namespace)
+        if not ns:
+            raise InvalidArgumentError("Cannot create the empty namespace")
+        if self.namespace_exists(ns):
+            raise NamespaceAlreadyExistsError(f"Namespace already exists: {namespace_to_string(ns)}")
+        props = dict(properties or {})
+        props[NAMESPACE_EXISTS_PROPERTY] = "true"
+        try:
+            self._insert_properties(ns, props)
+        except CatalogError as e:
+            if self.namespace_exists(ns):
+                raise NamespaceAlreadyExistsError(
+                    f"Namespace already exists: {namespace_to_string(ns)}"
+                ) from e
+            raise
+
+    def list_namespaces(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
+        ns = to_namespace(namespace)
+        found: list[tuple[str, ...]] = []
+        if not ns:
+            for stmt, column in (
+                (LIST_ALL_NAMESPACES_SQL, "table_namespace"),
+                (LIST_ALL_PROPERTY_NAMESPACES_SQL, "namespace"),
+            ):
+                found += [
+                    string_to_namespace(r[column]) for r in self._query("list namespaces", stmt, self.name)
+                ]
+            return sorted({n[:1] for n in found if len(n) >= 1})
+        if not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        pattern = _like_escape(namespace_to_string(ns)) + ".%"
+        for stmt, column in (
+            (LIST_NAMESPACES_SQL, "table_namespace"),
+            (LIST_PROPERTY_NAMESPACES_SQL, "namespace"),
+        ):
+            found += [
+                string_to_namespace(r[column])
+                for r in self._query("list namespaces", stmt, self.name, pattern)
+            ]
+        depth = len(ns) + 1
+        return sorted({n[:depth] for n in found if len(n) >= depth and n[: len(ns)] == ns})
+
+    def _fetch_properties(self, ns: tuple[str, ...]) -> dict[str, str]:
+        rows = self._query(
+            "load namespace properties", GET_ALL_NAMESPACE_PROPERTIES_SQL, self.name, namespace_to_string(ns)
+        )
+        return {r["property_key"]: r["property_value"] for r in rows}
+
+    def load_namespace_properties(self, namespace: NamespaceLike) -> dict[str, str]:
+        ns = to_namespace(namespace)
+        if not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        props = self._fetch_properties(ns)
+        if "location" not in props and self.warehouse:
+            props["location"] = "/".join((self.warehouse, *ns))
+        props.pop(NAMESPACE_EXISTS_PROPERTY, None)
+        return props
+
+    def update_namespace_properties(
+        self,
+        namespace: NamespaceLike,
+        removals: Iterable[str] | None = None,
+        updates: Mapping[str, str] | None = None,
+    ) -> NamespacePropertiesUpdate:
+        ns = to_namespace(namespace)
+        if not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        removal_set = list(dict.fromkeys(removals or ()))
+        update_map = dict(updates or {})
+        overlap = set(removal_set) & set(update_map)
+        if overlap:
+            raise InvalidArgumentError(f"Updates and deletes have an overlap: {sorted(overlap)}")
+        if NAMESPACE_EXISTS_PROPERTY in update_map:
+            raise InvalidArgumentError(f"Cannot set reserved property: {NAMESPACE_EXISTS_PROPERTY}")
+        if NAMESPACE_EXISTS_PROPERTY in removal_set:
+            raise InvalidArgumentError(f"Cannot remove reserved property: {NAMESPACE_EXISTS_PROPERTY}")
+        current = self._fetch_properties(ns)
+        removed = [k for k in removal_set if k in current]
+        missing = [k for k in removal_set if k not in current]
+        if removed:
+            stmt = _delete_properties_stmt(len(removed))
+            self._execute("remove namespace properties", stmt, self.name, namespace_to_string(ns), *removed)
+        inserts = {k: v for k, v in update_map.items() if k not in current}
+        changes = {k: v for k, v in update_map.items() if k in current}
+        if inserts:
+            self._insert_properties(ns, inserts)
+        if changes:
+            stmt = _update_properties_stmt(len(changes))
+            args: list[str] = []
+            for k, v in changes.items():
+                args += [k, v]
+            args += [self.name, namespace_to_string(ns), *changes]
+            n = self._execute("update namespace properties", stmt, *args)
+            if n != len(changes):
+                raise InvalidStateError(f"Failed to update: {n} of {len(changes)} succeeded")
+        return NamespacePropertiesUpdate(removed=removed, updated=list(update_map), missing=missing)
+
+    def _insert_properties(self, ns: tuple[str, ...], properties: Mapping[str, str]) -> None:
+        stmt = _insert_properties_stmt(len(properties))
+        args: list[str] = []
+        name = namespace_to_string(ns)
+        for k, v in properties.items():
+            args += [self.name, name, k, v]
+        n = self._execute("insert namespace properties", stmt, *args)
+        if n != len(properties):
+            raise InvalidStateError(f"Failed to insert: {n} of {len(properties)} succeeded")
+
+    def drop_namespace(self, namespace: NamespaceLike) -> bool:
+        ns = to_namespace(namespace)
+        shown = namespace_to_string(ns)
+        if not self.namespace_exists(ns):
+            return False
+        children = self.list_namespaces(ns) if ns else []
+        if children:
+            raise NamespaceNotEmptyError(
+                f"Namespace {shown} is not empty. Contains {len(children)} child namespace(s)."
+            )
+        tables = self.list_tables(ns)
+        if tables:
+            raise NamespaceNotEmptyError(f"Namespace {shown} is not empty. Contains {len(tables)} table(s).")
+        if self.schema_version != "V0":
+            views = self.list_views(ns)
+            if views:
+                raise NamespaceNotEmptyError(
+                    f"Namespace {shown} is not empty. Contains {len(views)} view(s)."
+                )
+        deleted = self._execute("drop namespace", DELETE_ALL_NAMESPACE_PROPERTIES_SQL, self.name, shown)
+        return deleted > 0
