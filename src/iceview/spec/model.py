@@ -393,16 +393,12 @@ class ViewMetadata:
     def from_json(data: bytes | str, *, metadata_location: str | None = None) -> ViewMetadata:
         """Parse view metadata JSON, leniently as Iceberg Java does. Every problem raises
         :class:`~iceview.errors.InvalidMetadataError` with Java's message and the JSON path."""
-        from iceview.spec.codec import parse_json
-
-        return parse_json(data, metadata_location)
+        return _codec.parse_json(data, metadata_location)
 
     @staticmethod
     def from_dict(obj: Any, *, metadata_location: str | None = None) -> ViewMetadata:
         """Parse an already decoded JSON value."""
-        from iceview.spec.codec import parse_object
-
-        return parse_object(obj, metadata_location)
+        return _codec.parse_object(obj, metadata_location)
 
     @staticmethod
     def builder() -> ViewMetadataBuilder:
@@ -453,9 +449,7 @@ class ViewMetadata:
     def to_json(self, pretty: bool = False) -> str:
         """The metadata as JSON text: compact (as metadata files are written) or, with
         ``pretty=True``, in the exact layout of Jackson's pretty printer."""
-        from iceview.spec.codec import to_json
-
-        return to_json(self, pretty)
+        return _codec.to_json(self, pretty)
 
     def with_metadata_file_location(self, metadata_file_location: str | None) -> ViewMetadata:
         """The same metadata, read from or written to ``metadata_file_location``. Its content, its
@@ -673,3 +667,8 @@ class ViewMetadata:
 def _java_list(values: Iterable[Any]) -> str:
     """How Java renders a collection: ``[1, 2]``."""
     return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+# The codec builds ViewMetadata, so it is imported last, once the classes above exist (a
+# function-level import would cost a lookup on every parse).
+from iceview.spec import codec as _codec  # noqa: E402
