@@ -1,0 +1,5 @@
+"""``python -m iceview.cli``."""
+
+from iceview.cli import main
+
+main()

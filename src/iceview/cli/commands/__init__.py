@@ -1,0 +1,43 @@
+"""The ``iceview`` commands, one module each; :data:`COMMANDS` is in the order ``iceview --help``
+lists them. (The package's attributes are the modules, so that each stays reachable by name.)"""
+
+from __future__ import annotations
+
+import click
+
+from iceview.cli.commands import (
+    add_dialect,
+    catalogs,
+    diff,
+    drop,
+    history,
+    lint,
+    list_views,
+    namespaces,
+    properties,
+    rename,
+    rollback,
+    show,
+    sql,
+    translate,
+)
+
+__all__ = ["COMMANDS"]
+
+COMMANDS: tuple[click.Command, ...] = (
+    catalogs.catalogs,
+    namespaces.namespaces,
+    list_views.list_views,
+    show.show,
+    history.history,
+    diff.diff,
+    rollback.rollback,
+    properties.set_property,
+    properties.unset_property,
+    rename.rename,
+    drop.drop,
+    lint.lint,
+    translate.translate,
+    add_dialect.add_dialect,
+    sql.sql,
+)

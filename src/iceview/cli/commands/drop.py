@@ -1,0 +1,49 @@
+"""``iceview drop VIEW``: remove a view from its catalog, after confirmation."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from iceview.cli.context import State, command, common_options, pass_state
+from iceview.cli.errors import CliError, CliUsageError, NotFound
+from iceview.cli.names import format_name, parse_name
+
+
+def stdin_is_interactive() -> bool:
+    """Whether a person can answer a question (tests replace this)."""
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@command("drop", "Drop a view.")
+@click.argument("view")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@common_options
+@pass_state
+def drop(state: State, view: str, yes: bool) -> None:
+    """Drop VIEW: remove it from the catalog and delete its current metadata file (unless the
+    view's gc.enabled is false). Asks first unless --yes is given."""
+    levels = parse_name(view)
+    label = format_name(levels)
+    catalog = state.catalog()
+    if not catalog.view_exists(levels):
+        raise NotFound(f"view {label} does not exist in catalog {catalog.name!r}")
+    if not yes:
+        if not stdin_is_interactive():
+            raise CliUsageError(
+                f"refusing to drop {label} without confirmation: stdin is not a terminal (pass --yes)",
+                click.get_current_context(),
+            )
+        if not click.confirm(f"Drop view {label} from catalog {catalog.name!r}?", default=False, err=True):
+            raise CliError(f"{label} was not dropped")
+    if not catalog.drop_view(levels):
+        raise NotFound(f"view {label} does not exist in catalog {catalog.name!r}")
+    out = state.out
+    if out.is_json:
+        out.json({"view": label, "catalog": catalog.name, "dropped": True})
+    else:
+        out.line((label, "bold cyan"), f" dropped from catalog {catalog.name!r}")

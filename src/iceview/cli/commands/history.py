@@ -1,0 +1,121 @@
+"""``iceview history VIEW``: the version log (which version was current when) and the versions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import click
+from rich.text import Text
+
+from iceview.cli.context import State, command, common_options, pass_state
+from iceview.cli.describe import engine, namespace_text, version_json
+from iceview.cli.output import Output, table
+from iceview.cli.targets import Target, load_target
+from iceview.cli.times import iso_utc
+from iceview.spec import ViewMetadata
+
+
+@dataclass(frozen=True)
+class Period:
+    """A version-log entry: ``version_id`` was current from ``start`` until ``end`` (None: now)."""
+
+    version_id: int
+    start: int
+    end: int | None
+    rollback: bool  # back to a version older than one that was current before
+    retained: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version-id": self.version_id,
+            "timestamp-ms": self.start,
+            "from": iso_utc(self.start),
+            "until": None if self.end is None else iso_utc(self.end),
+            "current": self.end is None,
+            "rollback": self.rollback,
+            "retained": self.retained,
+        }
+
+
+def periods(md: ViewMetadata) -> list[Period]:
+    """The version log as periods, oldest first. The last one is current."""
+    log = list(md.history)
+    retained = set(md.version_ids)
+    out: list[Period] = []
+    newest = None
+    for i, entry in enumerate(log):
+        end = log[i + 1].timestamp_ms if i + 1 < len(log) else None
+        rollback = newest is not None and entry.version_id < newest
+        out.append(Period(entry.version_id, entry.timestamp_ms, end, rollback, entry.version_id in retained))
+        newest = entry.version_id if newest is None else max(newest, entry.version_id)
+    return out
+
+
+@command("history", "Show the version log of a view.")
+@click.argument("view")
+@common_options
+@pass_state
+def history(state: State, view: str) -> None:
+    """Show the version log of VIEW: which version was current when (times in UTC), rollbacks
+    marked, and the versions it retains. VIEW is a view name or a metadata file."""
+    target = load_target(state, view)
+    md = target.metadata
+    log = periods(md)
+    if state.out.is_json:
+        state.out.json(
+            {
+                "view": target.label if target.kind == "view" else None,
+                "metadata-file": md.metadata_file_location,
+                "current-version-id": md.current_version_id,
+                "history": [p.to_json() for p in log],
+                "versions": [version_json(v) for v in sorted(md.versions, key=lambda v: v.version_id)],
+            }
+        )
+        return
+    _text(target, log, state.out)
+
+
+def _text(target: Target, log: list[Period], out: Output) -> None:
+    md = target.metadata
+    out.line((target.label, "bold cyan"), f": current version {md.current_version_id}")
+    out.blank()
+    grid = table("current from (UTC)", "until", "version", "note", title="Version log")
+    for period in log:
+        notes: list[tuple[str, str]] = []
+        if period.rollback:
+            notes.append(("rollback", "bold yellow"))
+        if period.end is None:
+            notes.append(("current", "bold green"))
+        if not period.retained:
+            notes.append(("expired", "dim"))
+        note = Text(", ").join(Text(text, style=style) for text, style in notes)
+        grid.add_row(
+            iso_utc(period.start),
+            "now" if period.end is None else iso_utc(period.end),
+            Text(str(period.version_id), style="bold" if period.end is None else ""),
+            note,
+        )
+    out.print(grid)
+    out.blank()
+    versions = table(
+        "version",
+        "created (UTC)",
+        "operation",
+        "schema",
+        "engine",
+        "dialects",
+        "default namespace",
+        title="Versions",
+    )
+    for version in sorted(md.versions, key=lambda v: v.version_id):
+        versions.add_row(
+            str(version.version_id),
+            iso_utc(version.timestamp_ms),
+            version.operation,
+            str(version.schema_id),
+            engine(version.summary),
+            ", ".join(version.dialects) or "-",
+            namespace_text(version.default_namespace),
+        )
+    out.print(versions)

@@ -1,0 +1,183 @@
+"""``iceview lint FILE|VIEW... | --all``: the strict validator over files and catalog views.
+
+Each problem is a JSON path, a code and a message. Besides the codes of
+:data:`iceview.spec.validate.CODES`, a target that cannot be read at all has ``not-found`` (the
+file does not exist), ``unreadable`` (it cannot be read) or ``invalid-metadata`` (corrupt gzip,
+malformed JSON, a missing or mistyped field: the path says where).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from iceview.cli.context import State, command, common_options, pass_state
+from iceview.cli.errors import CliUsageError, InvalidMetadata, NotFound
+from iceview.cli.names import format_name, parse_name
+from iceview.cli.output import Output, make_console
+from iceview.cli.targets import file_properties, is_file_argument, read_file, walk_views
+
+if TYPE_CHECKING:
+    from iceview.spec import ViewMetadata
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "code": self.code, "message": self.message}
+
+
+@dataclass
+class Checked:
+    label: str
+    kind: str
+    metadata_file: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "target": self.label,
+            "kind": self.kind,
+            "metadata-file": self.metadata_file,
+            "problems": [f.to_json() for f in self.findings],
+        }
+
+
+def _unreadable(error: BaseException) -> Finding:
+    from iceview.errors import InvalidMetadataError, NotFoundError
+
+    cause = error.__cause__ if isinstance(error, (InvalidMetadata, NotFound)) else error
+    if isinstance(error, NotFound) or isinstance(cause, NotFoundError):
+        return Finding("$", "not-found", str(cause or error))
+    if isinstance(cause, InvalidMetadataError):
+        return Finding(cause.path, "invalid-metadata", " ".join(cause.message.split()))
+    return Finding("$", "unreadable", str(error))
+
+
+def check(label: str, kind: str, load: Callable[[], ViewMetadata]) -> Checked:
+    """Load a target and validate it; failures to load are findings too."""
+    from iceview.errors import InvalidMetadataError, NotFoundError
+    from iceview.spec import validate
+
+    result = Checked(label, kind)
+    try:
+        md = load()
+    except (InvalidMetadata, NotFound, NotFoundError, InvalidMetadataError) as e:
+        result.findings.append(_unreadable(e))
+        return result
+    result.metadata_file = md.metadata_file_location
+    try:
+        result.findings = [Finding(p.path, p.code, p.message) for p in validate(md)]
+    except InvalidMetadataError as e:
+        result.findings.append(_unreadable(e))
+    return result
+
+
+def _view_loader(state: State, levels: tuple[str, ...]) -> Callable[[], ViewMetadata]:
+    def load() -> ViewMetadata:
+        return state.catalog().load_view(levels).metadata
+
+    return load
+
+
+def _file_loader(state: State, location: str) -> Callable[[], ViewMetadata]:
+    def load() -> ViewMetadata:
+        return read_file(location, file_properties(state))
+
+    return load
+
+
+@command("lint", "Validate view metadata strictly.")
+@click.argument("targets", nargs=-1, metavar="[FILE|VIEW]...")
+@click.option("--all", "all_views", is_flag=True, help="Lint every view in the catalog.")
+@common_options
+@pass_state
+def lint(state: State, targets: tuple[str, ...], all_views: bool) -> None:
+    """Validate view metadata strictly: metadata files (local paths or URIs; gzip by name), views
+    of the catalog, or with --all every view in the catalog. Prints each problem's JSON path, code
+    and message; exits with 1 when there are problems, 0 when all is clean."""
+    from iceview.errors import NoSuchViewError
+
+    ctx = click.get_current_context()
+    if all_views == bool(targets):
+        raise CliUsageError("give metadata files or view names, or --all (not both)", ctx)
+    jobs: list[tuple[str, str, Callable[[], ViewMetadata]]] = []
+    if all_views:
+        for levels in walk_views(state.catalog()):
+            jobs.append((format_name(levels), "view", _view_loader(state, tuple(levels))))
+    else:
+        for target in targets:
+            if is_file_argument(target):
+                jobs.append((target, "file", _file_loader(state, target)))
+            else:
+                levels = parse_name(target)
+                jobs.append((format_name(levels), "view", _view_loader(state, levels)))
+    results: list[Checked] = []
+    for label, kind, load in _progress(jobs):
+        try:
+            results.append(check(label, kind, load))
+        except NoSuchViewError:
+            if all_views:  # dropped while we were linting
+                continue
+            raise NotFound(f"view {label} does not exist in catalog {state.catalog().name!r}") from None
+    _report(results, state.out, show_clean=not all_views)
+    if any(r.findings for r in results):
+        ctx.exit(1)
+
+
+def _progress(
+    jobs: list[tuple[str, str, Callable[[], ViewMetadata]]],
+) -> Iterable[tuple[str, str, Callable[[], ViewMetadata]]]:
+    """The jobs, with a progress bar on stderr when it is a terminal."""
+    console = make_console(stderr=True)
+    if len(jobs) < 2 or not console.is_terminal:
+        return jobs
+    from rich.progress import track
+
+    return track(jobs, description="linting", console=console, transient=True)
+
+
+def _report(results: list[Checked], out: Output, show_clean: bool) -> None:
+    bad = [r for r in results if r.findings]
+    total = sum(len(r.findings) for r in results)
+    if out.is_json:
+        out.json(
+            {
+                "checked": len(results),
+                "with-problems": len(bad),
+                "problems": total,
+                "targets": [r.to_json() for r in results],
+            }
+        )
+        return
+    for result in results:
+        if not result.findings:
+            if show_clean:
+                out.line(result.label, ": ", ("ok", "green"))
+            continue
+        count = len(result.findings)
+        out.line((result.label, "bold"), ": ", (f"{count} problem{'s' if count != 1 else ''}", "red"))
+        grid = Table.grid(padding=(0, 2))
+        for finding in result.findings:
+            grid.add_row(Text("  " + finding.path), Text(finding.code, style="yellow"), finding.message)
+        out.print(grid)
+    kinds = {r.kind for r in results}
+    noun = "target" if len(kinds) > 1 else (next(iter(kinds)) if kinds else "view")
+    checked = _count(len(results), noun)
+    if total:
+        out.line(f"checked {checked}: {_count(total, 'problem')} in {_count(len(bad), noun)}")
+    else:
+        out.line(f"checked {checked}: no problems")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -1,0 +1,26 @@
+"""``iceview list [NAMESPACE]``: the views at and below a namespace (default: the whole catalog)."""
+
+from __future__ import annotations
+
+import click
+
+from iceview.cli.context import State, command, common_options, pass_state
+from iceview.cli.names import format_name, parse_namespace
+from iceview.cli.targets import walk_views
+
+
+@command("list", "List views.")
+@click.argument("namespace", required=False)
+@common_options
+@pass_state
+def list_views(state: State, namespace: str | None) -> None:
+    """List the views in NAMESPACE and the namespaces below it (default: every view)."""
+    levels = parse_namespace(namespace)
+    catalog = state.catalog()
+    found = [format_name(view) for view in walk_views(catalog, levels)]
+    out = state.out
+    if out.is_json:
+        out.json({"catalog": catalog.name, "namespace": format_name(levels) or None, "views": found})
+        return
+    for name in found:
+        out.line(name)

@@ -1,0 +1,80 @@
+"""``iceview rollback VIEW --to N | --at TIMESTAMP``: make an earlier version current again."""
+
+from __future__ import annotations
+
+import click
+
+from iceview.cli.context import State, command, common_options, pass_state
+from iceview.cli.errors import CliError, CliUsageError, NotFound
+from iceview.cli.targets import load_view, require_version
+from iceview.cli.times import iso_utc, parse_timestamp
+
+
+@command("rollback", "Make an earlier version current again.")
+@click.argument("view")
+@click.option("--to", "to", type=int, metavar="N", help="The version id to make current.")
+@click.option(
+    "--at",
+    "at",
+    metavar="TIMESTAMP",
+    help="Make current the version that was current at this time: ISO-8601 (UTC unless an offset "
+    "is given) or epoch milliseconds.",
+)
+@common_options
+@pass_state
+def rollback(state: State, view: str, to: int | None, at: str | None) -> None:
+    """Make version N of VIEW current again (or the version that was current at TIMESTAMP). The
+    version log records the change; nothing is deleted."""
+    from iceview.errors import InvalidStateError
+
+    if (to is None) == (at is None):
+        raise CliUsageError("give exactly one of --to N and --at TIMESTAMP", click.get_current_context())
+    target = load_view(state, view)
+    md = target.metadata
+    assert target.view is not None
+    before = md.current_version_id
+    if at is not None:
+        moment = parse_timestamp(at)
+        found = md.history.version_at(moment)
+        if found is None:
+            first = md.history[0].timestamp_ms if len(md.history) else None
+            since = f"; its version log starts at {iso_utc(first)}" if first is not None else ""
+            raise NotFound(f"no version of {target.label} was current at {iso_utc(moment)}{since}")
+        if found not in md.version_ids:
+            raise NotFound(
+                f"version {found} was current in {target.label} at {iso_utc(moment)}, but it is no longer retained"
+            )
+        to = found
+    assert to is not None
+    require_version(target, to)
+    out = state.out
+    if to == before:
+        message = f"{target.label}: version {to} is already current; nothing changed"
+        if out.is_json:
+            out.json(_result(target.label, before, to, False, md.metadata_file_location))
+        else:
+            out.line(message)
+        return
+    try:
+        target.view.set_current_version(to)
+    except InvalidStateError as e:
+        if "drop-dialect" in str(e):
+            raise CliError(
+                f"{e} (to allow it: iceview set-property {target.label} replace.drop-dialect.allowed true)"
+            ) from e
+        raise
+    location = target.view.metadata_location
+    if out.is_json:
+        out.json(_result(target.label, before, to, True, location))
+    else:
+        out.line((target.label, "bold cyan"), f": current version {before} -> {to}")
+
+
+def _result(view: str, before: int, after: int, changed: bool, location: str | None) -> dict[str, object]:
+    return {
+        "view": view,
+        "previous-version-id": before,
+        "current-version-id": after,
+        "changed": changed,
+        "metadata-file": location,
+    }

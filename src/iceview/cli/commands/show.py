@@ -1,0 +1,103 @@
+"""``iceview show VIEW``: the current version of a view (or of a metadata file)."""
+
+from __future__ import annotations
+
+import click
+from rich.syntax import Syntax
+from rich.text import Text
+
+from iceview.cli.context import State, command, common_options, pass_state
+from iceview.cli.describe import namespace_text, schema_json, summary_text, version_json
+from iceview.cli.output import Output, table
+from iceview.cli.schemas import columns
+from iceview.cli.targets import Target, load_target
+from iceview.cli.times import iso_utc
+from iceview.spec import SQLRepresentation
+
+
+@command("show", "Show a view's current version.")
+@click.argument("view")
+@common_options
+@pass_state
+def show(state: State, view: str) -> None:
+    """Show VIEW: its current SQL per dialect, schema, properties, location, uuid and metadata
+    file. VIEW is a view name (ns.name) or a metadata file."""
+    target = load_target(state, view)
+    if state.out.is_json:
+        state.out.json(_json(target, state))
+    else:
+        _text(target, state.out, state)
+
+
+def _json(target: Target, state: State) -> dict[str, object]:
+    md = target.metadata
+    current = md.current_version
+    return {
+        "view": target.label if target.kind == "view" else None,
+        "catalog": state.catalog().name if target.kind == "view" else None,
+        "metadata-file": md.metadata_file_location,
+        "uuid": md.uuid,
+        "format-version": md.format_version,
+        "location": md.location,
+        "current-version-id": md.current_version_id,
+        "current-version": version_json(current),
+        "schema": schema_json(md, current.schema_id),
+        "properties": dict(md.properties),
+    }
+
+
+def _text(target: Target, out: Output, state: State) -> None:
+    md = target.metadata
+    current = md.current_version
+    schema = md.schema
+    rows: list[tuple[str, str | Text]] = []
+    if target.kind == "view":
+        rows.append(("view", Text(target.label, style="bold cyan")))
+        rows.append(("catalog", state.catalog().name))
+    rows += [
+        ("uuid", md.uuid),
+        ("format version", str(md.format_version)),
+        ("location", md.location),
+        ("metadata file", md.metadata_file_location or "-"),
+        (
+            "current version",
+            Text.assemble(
+                (str(current.version_id), "bold"),
+                f" ({current.operation}, {iso_utc(current.timestamp_ms)}, "
+                f"{len(md.versions)} version{'' if len(md.versions) == 1 else 's'} retained)",
+            ),
+        ),
+        ("summary", summary_text(current.summary)),
+        ("default namespace", namespace_text(current.default_namespace)),
+        ("default catalog", current.default_catalog or "(the view's catalog)"),
+    ]
+    out.fields(rows)
+
+    out.blank()
+    grid = table("id", "name", "type", "required", "doc", title=f"Schema {schema.schema_id}")
+    for column in columns(schema):
+        grid.add_row(
+            str(column.id),
+            ("  " * column.depth + column.path.rsplit(".", 1)[-1]) if column.depth else column.path,
+            column.type,
+            "yes" if column.required else "no",
+            column.doc or "",
+        )
+    out.print(grid)
+
+    for rep in current.representations:
+        out.blank()
+        if isinstance(rep, SQLRepresentation):
+            out.line(("SQL", "bold"), " (", (rep.dialect, "bold magenta"), ")")
+            out.print(Syntax(rep.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True))
+        else:
+            out.line(("representation", "bold"), f" of unknown type {rep.type!r}: {dict(rep.raw)}")
+
+    out.blank()
+    if md.properties:
+        props = table("property", "value", title="Properties")
+        for key, value in sorted(md.properties.items()):
+            props.add_row(key, value)
+        out.print(props)
+    else:
+        out.line(("Properties", "bold"), ": none")

@@ -1,0 +1,227 @@
+"""Which catalogs are configured, and opening one for a command.
+
+The configuration is PyIceberg's (see :mod:`iceview.catalog.config`). On top of
+:func:`iceview.load_catalog` the CLI refuses what a command line should not do silently:
+
+* a catalog name that is configured nowhere (the default name alone may fall back to iceview's
+  embedded SQLite catalog, ``./warehouse/catalog.db``);
+* a SQLite catalog whose database file does not exist: the CLI never creates a database, nor the
+  catalog tables in an existing one (``jdbc.init-catalog-tables=false`` unless configured).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
+
+from iceview.cli.errors import CatalogUnavailable, one_line, translate
+
+if TYPE_CHECKING:
+    from pyiceberg.utils.config import Config
+
+    from iceview.catalog.base import Catalog
+
+__all__ = [
+    "CatalogConfig",
+    "ConfigSources",
+    "catalog_config",
+    "config_sources",
+    "configured_catalogs",
+    "open_catalog",
+    "redact",
+    "sqlite_file",
+]
+
+_YAML = ".pyiceberg.yaml"
+_INIT_TABLES_KEYS = ("jdbc.init-catalog-tables", "init_catalog_tables")
+
+
+@dataclass(frozen=True)
+class ConfigSources:
+    """Where PyIceberg looks for its configuration, and what it found."""
+
+    searched: tuple[str, ...]  # the .pyiceberg.yaml paths, in search order
+    file: str | None  # the one it reads (the first that exists)
+    default_name: str  # `default-catalog`, else "default"
+    names: tuple[str, ...]  # catalogs configured in the file or the environment
+
+    def describe(self, name: str | None = None) -> str:
+        """Where the configuration of catalog ``name`` is looked for, in words."""
+        env = f"PYICEBERG_CATALOG__{(name or '<NAME>').upper()}__* environment variables"
+        if self.file:
+            return f"{self.file} or {env}"
+        return f"{env} (no .pyiceberg.yaml: looked for {', '.join(self.searched)})"
+
+
+@dataclass(frozen=True)
+class CatalogConfig:
+    """A catalog's effective properties, as :func:`iceview.load_catalog` would use them."""
+
+    name: str
+    configured: bool
+    type: str
+    properties: dict[str, str]
+
+
+def _read_config() -> Config:
+    from pyiceberg.utils.config import Config
+
+    try:
+        return Config()
+    except Exception as e:  # strictyaml errors, and PyIceberg's ValueErrors
+        raise CatalogUnavailable(f"cannot read the PyIceberg configuration: {one_line(str(e))}") from e
+
+
+def config_sources() -> ConfigSources:
+    """The configuration files PyIceberg searches ($PYICEBERG_HOME, ~, the working directory)."""
+    config = _read_config()
+    searched: list[str] = []
+    for directory in (os.environ.get("PYICEBERG_HOME"), os.path.expanduser("~"), os.getcwd()):
+        if directory:
+            path = os.path.join(directory, _YAML)
+            if path not in searched:
+                searched.append(path)
+    found = next((p for p in searched if os.path.isfile(p)), None)
+    try:
+        names = tuple(sorted(config.get_known_catalogs()))
+        default_name = config.get_default_catalog_name()
+    except ValueError as e:
+        raise CatalogUnavailable(f"cannot read the PyIceberg configuration: {e}") from e
+    return ConfigSources(tuple(searched), found, default_name, names)
+
+
+def catalog_config(name: str | None) -> CatalogConfig:
+    """The effective configuration of catalog ``name`` (the default catalog when ``None``)."""
+    from iceview.catalog import config as catalog_config_module
+
+    sources = config_sources()
+    wanted = name or sources.default_name
+    configured = wanted.lower() in sources.names
+    if not configured and wanted.lower() != sources.default_name.lower():
+        known = ", ".join(sources.names) if sources.names else "none"
+        raise CatalogUnavailable(
+            f"catalog {wanted!r} is not configured in {sources.describe(wanted)} (configured catalogs: {known})"
+        )
+    try:
+        resolved_name, props = catalog_config_module.load_catalog_properties(wanted)
+        kind = catalog_config_module._catalog_type(props)
+        if kind in ("sql", "jdbc") and not props.get("uri"):
+            catalog_config_module._embedded_sqlite(props)
+    except CatalogUnavailable:
+        raise
+    except Exception as e:
+        raise CatalogUnavailable(f"catalog {wanted!r} is misconfigured: {one_line(str(e))}") from e
+    return CatalogConfig(resolved_name, configured, kind, props)
+
+
+def configured_catalogs() -> tuple[ConfigSources, list[CatalogConfig]]:
+    """Every configured catalog, plus the default one when it exists without configuration."""
+    sources = config_sources()
+    found: list[CatalogConfig] = []
+    for name in sources.names:
+        try:
+            found.append(catalog_config(name))
+        except CatalogUnavailable:
+            found.append(CatalogConfig(name, True, "?", {}))
+    if sources.default_name.lower() not in sources.names:
+        implicit = catalog_config(sources.default_name)
+        database = sqlite_file(implicit.properties.get("uri", ""))
+        if database and os.path.exists(database):
+            found.insert(0, implicit)
+    return sources, found
+
+
+def sqlite_file(uri: str) -> str | None:
+    """The database file of a SQLite URI (SQLAlchemy or JDBC form), or None."""
+    if uri.startswith("jdbc:sqlite:"):
+        path = uri[len("jdbc:sqlite:") :]
+        path = path[len("file:") :] if path.startswith("file:") else path
+    elif uri.startswith("sqlite"):
+        parsed = urlparse(uri)
+        path = unquote(parsed.path)[1:] if parsed.path.startswith("/") else unquote(parsed.path)
+        path = path.split("?", 1)[0]
+    else:
+        return None
+    if path in ("", ":memory:") or path.startswith("file:"):
+        return None
+    return path
+
+
+_PASSWORD = re.compile(r"(?i)((?:password|pwd|secret|token|credential)=)[^&;]*")
+
+
+def redact(uri: str) -> str:
+    """A URI with its password and secret parameters masked."""
+    masked = re.sub(r"(//[^/:@]*:)[^@/]*@", r"\1***@", uri)
+    return _PASSWORD.sub(r"\1***", masked)
+
+
+@contextlib.contextmanager
+def _quiet(logger_name: str) -> Iterator[None]:
+    logger = logging.getLogger(logger_name)
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
+def open_catalog(name: str | None) -> Catalog:
+    """Load catalog ``name`` (the default one when ``None``) for a command; see the module docs."""
+    config = catalog_config(name)
+    props = config.properties
+    uri = props.get("uri", "")
+    database = sqlite_file(uri) if config.type in ("sql", "jdbc") else None
+    if database is not None and not os.path.exists(database):
+        if config.configured:
+            raise CatalogUnavailable(
+                f"catalog {config.name!r} has no database: {database} does not exist (uri {redact(uri)})"
+            )
+        raise CatalogUnavailable(
+            f"no catalog: {config.name!r} is not configured in {config_sources().describe(config.name)}, "
+            f"and iceview's default database {database} does not exist"
+        )
+    overrides: dict[str, str] = {}
+    if not any(key in props for key in _INIT_TABLES_KEYS):
+        overrides["jdbc.init-catalog-tables"] = "false"
+    if "uri" in props:
+        overrides["uri"] = props["uri"]
+    from iceview.catalog import load_catalog
+
+    try:
+        with _quiet("iceview.catalog"):  # e.g. the V0 warning: using views says it again, as an error
+            catalog = load_catalog(config.name, **overrides)
+        try:
+            _check_tables(catalog, uri)
+        except BaseException:
+            catalog.close()
+            raise
+    except CatalogUnavailable:
+        raise
+    except Exception as e:
+        error = translate(e)
+        raise CatalogUnavailable(f"cannot open catalog {config.name!r}: {error.format_message()}") from e
+    return catalog
+
+
+def _check_tables(catalog: Catalog, uri: str) -> None:
+    """Refuse a database that holds no Iceberg catalog (the CLI does not create one)."""
+    engine = getattr(catalog, "engine", None)
+    if engine is None:
+        return
+    from sqlalchemy import inspect
+
+    with engine.connect() as conn:
+        names = {name.lower() for name in inspect(conn).get_table_names()}
+    if "iceberg_tables" not in names:
+        raise CatalogUnavailable(
+            f"catalog {catalog.name!r}: the database {redact(uri)} holds no Iceberg catalog "
+            "(it has no iceberg_tables table)"
+        )

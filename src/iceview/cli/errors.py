@@ -1,0 +1,151 @@
+"""Exit codes, and the one-line error every expected failure becomes.
+
+Each failure is a :class:`CliError` subclass whose class fixes the exit code; click prints it
+through :meth:`CliError.show` as ``iceview: <what went wrong>`` on stderr. :func:`translate`
+turns the library's exceptions into them.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import IO, Any
+
+import click
+
+from iceview.errors import (
+    AlreadyExistsError,
+    CatalogError,
+    CommitFailedError,
+    CommitStateUnknownError,
+    InvalidIdentifierError,
+    InvalidMetadataError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NoSuchViewError,
+    NotFoundError,
+    UnsupportedOperationError,
+    ViewUUIDMismatchError,
+)
+
+__all__ = [
+    "CatalogUnavailable",
+    "CliError",
+    "CliUsageError",
+    "Conflict",
+    "ExitCode",
+    "InvalidMetadata",
+    "NotAvailable",
+    "NotFound",
+    "metadata_problem",
+    "one_line",
+    "translate",
+]
+
+
+class ExitCode(enum.IntEnum):
+    """The exit codes of ``iceview`` (documented in docs/cli.md)."""
+
+    OK = 0
+    FAILURE = 1  # lint found problems; any other failure
+    USAGE = 2  # bad arguments or options (click's code), a bad view name, --yes needed
+    NOT_FOUND = 3  # no such view, namespace, version, property or file
+    CATALOG = 4  # catalog not configured, bad configuration, no or unreachable database
+    METADATA = 5  # a metadata file that cannot be read or parsed
+    CONFLICT = 6  # a commit conflict, an unknown commit outcome, a name already taken
+    NOT_AVAILABLE = 7  # a command that comes in a later version
+
+
+def metadata_problem(error: InvalidMetadataError) -> str:
+    """An :class:`InvalidMetadataError` as ``<message> (at <path> in <file>)``, the file named once."""
+    if error.location and error.location in error.message:
+        return f"{error.message} (at {error.path})"
+    return str(error)
+
+
+def one_line(text: str) -> str:
+    """A message on one line: lines joined with "; " (or a space after a colon)."""
+    out = ""
+    for line in (part.strip() for part in str(text).splitlines()):
+        if not line:
+            continue
+        if out:
+            out += " " if out.endswith(":") else "; "
+        out += line
+    return out
+
+
+class CliError(click.ClickException):
+    """An expected failure: printed as one line, no traceback."""
+
+    exit_code = int(ExitCode.FAILURE)
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"iceview: {self.format_message()}", file=file, err=file is None)
+
+
+class NotFound(CliError):
+    exit_code = int(ExitCode.NOT_FOUND)
+
+
+class CatalogUnavailable(CliError):
+    exit_code = int(ExitCode.CATALOG)
+
+
+class InvalidMetadata(CliError):
+    exit_code = int(ExitCode.METADATA)
+
+
+class Conflict(CliError):
+    exit_code = int(ExitCode.CONFLICT)
+
+
+class NotAvailable(CliError):
+    exit_code = int(ExitCode.NOT_AVAILABLE)
+
+
+class CliUsageError(click.UsageError):
+    """A usage error on one line, with a pointer to the command's help (exit code 2)."""
+
+    def __init__(self, message: str, ctx: click.Context | None = None) -> None:
+        super().__init__(one_line(message), ctx)
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"iceview: {self.format_message().rstrip('.')}{hint}", file=file, err=file is None)
+
+
+def translate(error: BaseException) -> click.ClickException:
+    """The CLI error for an exception raised by the library (or anything else)."""
+    if isinstance(error, click.ClickException):
+        return error
+    message = str(error) or type(error).__name__
+    if isinstance(error, InvalidIdentifierError):
+        return CliUsageError(message)
+    if isinstance(error, (NoSuchViewError, NoSuchNamespaceError, NoSuchTableError)):
+        return NotFound(message)
+    if isinstance(error, NotFoundError):
+        return InvalidMetadata(f"cannot read view metadata: {message}")
+    if isinstance(error, InvalidMetadataError):
+        return InvalidMetadata(f"invalid view metadata: {metadata_problem(error)}")
+    if isinstance(error, (CatalogError, UnsupportedOperationError)):
+        return CatalogUnavailable(message)
+    if isinstance(error, CommitFailedError):
+        return Conflict(f"commit failed, nothing was changed: {message}; try again")
+    if isinstance(error, CommitStateUnknownError):
+        return Conflict(f"the outcome of the commit is unknown (check with 'iceview history'): {message}")
+    if isinstance(error, ViewUUIDMismatchError):
+        return Conflict(f"the view was replaced while iceview was working on it: {message}")
+    if isinstance(error, AlreadyExistsError):
+        return Conflict(message)
+    if type(error).__module__.startswith("sqlalchemy"):
+        return CatalogUnavailable(f"database error: {message}")
+    if isinstance(error, OSError):
+        return CliError(f"{type(error).__name__}: {message}")
+    if isinstance(error, (ValueError, RuntimeError)) and type(error).__module__.startswith("iceview"):
+        return CliError(message)
+    return CliError(
+        f"unexpected error: {type(error).__name__}: {message} (run with --debug for the traceback)"
+    )

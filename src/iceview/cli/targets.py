@@ -1,0 +1,165 @@
+"""What a command works on: a view in the catalog, or a metadata file (local path or URI).
+
+An argument is a file when it has a URI scheme, a path separator or a ``.json``/``.gz`` ending, or
+names an existing file, and holds no backquote; anything else is a view name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from iceview.cli.errors import InvalidMetadata, NotFound, metadata_problem
+from iceview.cli.names import format_name, parse_name
+
+if TYPE_CHECKING:
+    from iceview.catalog.base import Catalog
+    from iceview.cli.context import State
+    from iceview.spec import ViewMetadata
+    from iceview.view import View
+
+__all__ = [
+    "Target",
+    "file_properties",
+    "is_file_argument",
+    "load_target",
+    "load_view",
+    "read_file",
+    "require_version",
+    "walk_views",
+]
+
+
+@dataclass
+class Target:
+    """A view's metadata and where it came from."""
+
+    label: str  # the view name (ns.name) or the file location
+    kind: str  # "view" or "file"
+    metadata: ViewMetadata
+    view: View | None = None
+
+
+def is_file_argument(text: str) -> bool:
+    if "`" in text:
+        return False
+    return (
+        "://" in text
+        or text.startswith("file:")
+        or "/" in text
+        or os.sep in text
+        or text.endswith((".json", ".gz"))
+        or os.path.isfile(text)
+    )
+
+
+def _gzipped(name: str) -> bool:
+    from iceview import files
+
+    if ".metadata.json" in name:
+        return files.codec_for(name) is files.Codec.GZIP
+    return name.endswith(".gz")
+
+
+def read_file(location: str, properties: Mapping[str, str] | None = None) -> ViewMetadata:
+    """Read a metadata file of any name. gzip is chosen by name, as Iceberg does:
+    ``*.gz.metadata.json``, ``*.metadata.json.gz`` or, for other names, a ``.gz`` ending. Raises
+    :class:`NotFound` for a missing file and :class:`InvalidMetadata` for one that cannot be read
+    or parsed (its ``__cause__`` is the library's error)."""
+    from iceview import files
+    from iceview.errors import InvalidMetadataError
+    from iceview.spec import ViewMetadata
+
+    name = location.rstrip("/").rsplit("/", 1)[-1]
+    try:
+        io = files.file_io_for(location, properties)
+        with io.new_input(location).open() as stream:
+            raw = stream.read()
+    except FileNotFoundError:
+        raise NotFound(f"metadata file does not exist: {location}") from None
+    except IsADirectoryError as e:
+        raise InvalidMetadata(f"cannot read {location}: it is a directory") from e
+    except OSError as e:
+        if "not found" in str(e).lower() or "no such file" in str(e).lower():
+            raise NotFound(f"metadata file does not exist: {location}") from None
+        raise InvalidMetadata(f"cannot read {location}: {e}") from e
+    if _gzipped(name):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as e:
+            error = InvalidMetadataError(
+                f"Failed to read json file: {location}: bad gzip data: {e}", "$", location
+            )
+            raise InvalidMetadata(f"invalid view metadata: {metadata_problem(error)}") from error
+    try:
+        return ViewMetadata.from_json(raw, metadata_location=location)
+    except InvalidMetadataError as e:
+        hint = ""
+        if raw[:2] == b"\x1f\x8b":
+            hint = "; the file is gzip-compressed, but its name does not end in .gz.metadata.json"
+        error = e.with_location(location)
+        raise InvalidMetadata(f"invalid view metadata: {metadata_problem(error)}{hint}") from error
+
+
+def load_view(state: State, name: str) -> Target:
+    """A view of the catalog, by name. Raises :class:`NotFound` if there is no such view."""
+    from iceview.errors import InvalidMetadataError, NoSuchViewError, NotFoundError
+
+    levels = parse_name(name)
+    label = format_name(levels)
+    catalog = state.catalog()
+    try:
+        view = catalog.load_view(levels)
+        return Target(label, "view", view.metadata, view)
+    except NoSuchViewError:
+        raise NotFound(f"view {label} does not exist in catalog {catalog.name!r}") from None
+    except NotFoundError as e:
+        raise InvalidMetadata(f"cannot read the metadata of view {label}: {e}") from e
+    except InvalidMetadataError as e:
+        raise InvalidMetadata(f"invalid metadata for view {label}: {metadata_problem(e)}") from e
+
+
+def file_properties(state: State) -> Mapping[str, str] | None:
+    """FileIO properties for reading files: the catalog's (storage credentials, ``py-io-impl``)
+    when ``--catalog`` names one, else none. The catalog's database is not opened."""
+    if state.catalog_name is None:
+        return None
+    from iceview.cli.config import catalog_config
+
+    return catalog_config(state.catalog_name).properties
+
+
+def load_target(state: State, argument: str) -> Target:
+    """A metadata file or a catalog view, as :func:`is_file_argument` decides."""
+    if is_file_argument(argument):
+        return Target(argument, "file", read_file(argument, file_properties(state)))
+    return load_view(state, argument)
+
+
+def walk_views(catalog: Catalog, namespace: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Every view at or below ``namespace``, namespace by namespace, sorted."""
+    from iceview.errors import NoSuchNamespaceError
+
+    try:
+        views = catalog.list_views(namespace)
+    except NoSuchNamespaceError:
+        if namespace:
+            raise NotFound(
+                f"namespace {format_name(namespace)} does not exist in catalog {catalog.name!r}"
+            ) from None
+        views = []  # nothing lives in the root namespace itself
+    yield from views
+    for child in catalog.list_namespaces(namespace):
+        yield from walk_views(catalog, tuple(child))
+
+
+def require_version(target: Target, version_id: int) -> None:
+    """Raise :class:`NotFound` unless the view retains version ``version_id``."""
+    ids = target.metadata.version_ids
+    if version_id not in ids:
+        known = ", ".join(str(i) for i in sorted(ids))
+        raise NotFound(f"{target.label} has no version {version_id} (its versions: {known})")

@@ -1,0 +1,185 @@
+"""A demo catalog for the CLI tests, and ways to run ``iceview``: click's CliRunner in-process,
+and a real subprocess (the installed console script, or ``python -m iceview.cli``).
+
+The catalog is an embedded SQLite database in a temporary folder, configured through
+``PYICEBERG_CATALOG__DEMO__*`` variables; ``HOME`` and ``PYICEBERG_HOME`` point into the
+temporary folder, so the real home directory is never read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+from pyiceberg.schema import Schema
+from pyiceberg.types import DateType, IntegerType, ListType, LongType, NestedField, StringType
+
+from iceview.catalog.sql import SqlCatalog
+from iceview.cli import cli
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "tests" / "data"
+CATALOG = "demo"
+VIEW = "default.event_agg"
+OTHER = "analytics.daily.users"
+
+SQL_1 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM events\nGROUP BY 2"
+SQL_2 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM prod.default.events\nGROUP BY 2"
+SQL_3 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE), source\nFROM prod.default.events\nGROUP BY 2, 3"
+SCHEMA_1 = Schema(
+    NestedField(1, "event_count", IntegerType(), required=False, doc="Count of events"),
+    NestedField(2, "event_date", DateType(), required=False),
+)
+SCHEMA_3 = Schema(
+    NestedField(1, "event_count", LongType(), required=True, doc="Count of events"),
+    NestedField(2, "event_date", DateType(), required=False),
+    NestedField(3, "source", StringType(), required=False),
+)
+USERS_SCHEMA = Schema(
+    NestedField(1, "user_id", LongType(), required=True),
+    NestedField(2, "tags", ListType(3, StringType(), element_required=False), required=False),
+)
+
+# environment variables that would change what the CLI prints or which configuration it reads
+SCRUBBED = ("FORCE_COLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+
+
+@dataclass
+class Demo:
+    """A demo catalog: ``default.event_agg`` with versions 1, 2, 3 (3 current) and
+    ``analytics.daily.users`` (spark and trino SQL)."""
+
+    root: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def database(self) -> Path:
+        return self.root / "catalog.db"
+
+    @property
+    def warehouse(self) -> Path:
+        return self.root / "warehouse"
+
+    def catalog(self) -> SqlCatalog:
+        return SqlCatalog(CATALOG, uri=f"sqlite:///{self.database}", warehouse=f"file://{self.warehouse}")
+
+    def metadata_file(self, view: str = VIEW) -> Path:
+        """The local path of a view's current metadata file."""
+        with self.catalog() as catalog:
+            location = catalog.load_view(view).metadata_location
+        assert location is not None and location.startswith("file://")
+        return Path(location[len("file://") :])
+
+    def overwrite_current_metadata(self, data: bytes, view: str = VIEW) -> Path:
+        path = self.metadata_file(view)
+        path.write_bytes(data)
+        return path
+
+
+def base_env(root: Path) -> dict[str, str]:
+    """The environment the CLI runs in: a private home, the demo catalog under ``root`` as the
+    default catalog, no colour forcing."""
+    home = root / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("PYICEBERG") and k not in SCRUBBED}
+    env.update(
+        {
+            "HOME": str(home),
+            "PYICEBERG_HOME": str(home),
+            f"PYICEBERG_CATALOG__{CATALOG.upper()}__URI": f"sqlite:///{root / 'catalog.db'}",
+            f"PYICEBERG_CATALOG__{CATALOG.upper()}__WAREHOUSE": f"file://{root / 'warehouse'}",
+            "PYICEBERG_DEFAULT_CATALOG": CATALOG,
+        }
+    )
+    return env
+
+
+def build_demo(root: Path) -> Demo:
+    """Create the demo catalog under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    demo = Demo(root, base_env(root))
+    with demo.catalog() as catalog:
+        catalog.create_namespace("default")
+        catalog.create_namespace(("analytics", "daily"))
+        spark_351 = {"engine-name": "Spark", "engine-version": "3.5.1"}
+        view = catalog.create_view(
+            VIEW,
+            schema=SCHEMA_1,
+            queries={"spark": SQL_1},
+            default_namespace=("default",),
+            default_catalog="prod",
+            properties={"comment": "Daily event counts"},
+            summary=spark_351,
+        )
+        view.replace_version(
+            schema=SCHEMA_1,
+            queries={"spark": SQL_2},
+            default_namespace="default",
+            default_catalog="prod",
+            summary=spark_351,
+        )
+        view.replace_version(
+            schema=SCHEMA_3,
+            queries={"spark": SQL_3},
+            default_namespace="default",
+            summary={"engine-name": "Spark", "engine-version": "3.5.2"},
+        )
+        catalog.create_view(
+            OTHER,
+            schema=USERS_SCHEMA,
+            queries={
+                "spark": "SELECT id AS user_id, tags FROM users",
+                "trino": "SELECT id AS user_id, tags FROM users",
+            },
+            default_namespace=("analytics", "daily"),
+        )
+    return demo
+
+
+def invoke(env: dict[str, str], *args: str, input: str | None = None) -> Result:
+    """``iceview ARGS`` through click's CliRunner (stdout and stderr kept apart)."""
+    runner = CliRunner()
+    return runner.invoke(cli, list(args), env=env, input=input, catch_exceptions=False, prog_name="iceview")
+
+
+def iceview_command() -> list[str]:
+    """The installed console script next to this Python, else ``python -m iceview.cli``."""
+    script = Path(sys.executable).with_name("iceview")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "iceview.cli"]
+
+
+def run_process(
+    env: dict[str, str], *args: str, cwd: Path, module: bool = False, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``iceview ARGS`` as a real process."""
+    command = [sys.executable, "-m", "iceview.cli"] if module else iceview_command()
+    return subprocess.run(
+        [*command, *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        input=input if input is not None else "",
+        timeout=120,
+        check=False,
+    )
+
+
+def parse_json(text: str) -> Any:
+    return json.loads(text)
+
+
+def error_line(stderr: str) -> str:
+    """The one error line of a failed command (and check that it is the only line)."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one line on stderr, got: {stderr!r}"
+    assert lines[0].startswith("iceview: "), lines[0]
+    return lines[0]
