@@ -12,6 +12,7 @@ __all__ = [
     "CatalogError",
     "CommitFailedError",
     "CommitStateUnknownError",
+    "DialectDropError",
     "IceviewError",
     "InvalidArgumentError",
     "InvalidIdentifierError",
@@ -71,6 +72,17 @@ class InvalidStateError(IceviewError, RuntimeError):
 
 class ValidationError(IceviewError, ValueError):
     """A rule of the format was broken (Java ``ValidationException``)."""
+
+
+class DialectDropError(InvalidStateError):
+    """A replace or rollback would lose SQL dialects of the current version while
+    ``replace.drop-dialect.allowed`` is not true (Java's ``IllegalStateException`` with the
+    three-line message). ``previous`` and ``new`` are the dialect sets, in Java's order."""
+
+    def __init__(self, message: str, previous: list[str], new: list[str]) -> None:
+        self.previous = previous
+        self.new = new
+        super().__init__(message)
 
 
 class UnsupportedOperationError(IceviewError, NotImplementedError):

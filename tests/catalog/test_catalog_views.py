@@ -730,3 +730,10 @@ def test_drop_honours_gc_enabled(catalog: SqlCatalog, gc_enabled: str | None) ->
     assert os.path.exists(current) == kept
     # as Java, only the current metadata file is deleted
     assert len(metadata_files(first_dir)) == (2 if kept else 1)
+
+
+def test_list_views_in_an_empty_root_namespace_is_empty(tmp_path: Path) -> None:
+    from iceview.catalog.sql import SqlCatalog
+
+    catalog = SqlCatalog("empty", uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file:{tmp_path}/w")
+    assert catalog.list_views(()) == []

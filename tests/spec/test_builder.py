@@ -1594,3 +1594,24 @@ def test_version_id_minus_one_is_refused() -> None:
         builder.add_version(v.replace(representations=(SQLRepresentation("select 2", "spark"),))) is builder
     )
     assert builder.set_current_version_id(-1).build().current_version_id == 2
+
+
+def test_dialect_drop_error_is_typed_and_carries_the_sets() -> None:
+    from iceview.errors import DialectDropError
+
+    base = (
+        ViewMetadata.builder()
+        .set_location("l")
+        .set_current_version(
+            plain_version(representations=(SQLRepresentation("a", "spark"), SQLRepresentation("b", "trino"))),
+            schema_of(),
+        )
+        .build()
+    )
+    builder = ViewMetadata.build_from(base).set_current_version(
+        plain_version(version_id=2, representations=(SQLRepresentation("c", "trino"),)), schema_of()
+    )
+    with pytest.raises(DialectDropError) as info:
+        builder.build()
+    assert isinstance(info.value, InvalidStateError)
+    assert (info.value.previous, info.value.new) == (["trino", "spark"], ["trino"])

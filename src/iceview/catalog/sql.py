@@ -600,7 +600,8 @@ class SqlCatalog(MetastoreViewCatalog):
     def list_views(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
         self._require_views()
         ns = to_namespace(namespace)
-        if not self.namespace_exists(ns):
+        # the root namespace always exists (Java: supportsEmptyNamespace), even with nothing in it
+        if ns and not self.namespace_exists(ns):
             raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
         rows = self._query("list views", LIST_VIEW_SQL, self.name, namespace_to_string(ns))
         return sorted((*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows)

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 from pyiceberg.schema import Schema
 
-from iceview.errors import InvalidArgumentError, InvalidStateError, ValidationError
+from iceview.errors import DialectDropError, InvalidArgumentError, ValidationError
 from iceview.spec.model import (
     SUPPORTED_VIEW_FORMAT_VERSION,
     FrozenDict,
@@ -400,10 +400,12 @@ class ViewMetadataBuilder:
             before = _sql_dialects(self._previous_version)
             after = _sql_dialects(current)
             if not set(before) <= set(after):
-                raise InvalidStateError(
+                raise DialectDropError(
                     f"Cannot replace view due to loss of view dialects ({REPLACE_DROP_DIALECT_ALLOWED}=false):\n"
                     f"Previous dialects: {_java_set(before)}\n"
-                    f"New dialects: {_java_set(after)}"
+                    f"New dialects: {_java_set(after)}",
+                    java_hash_set_order(before),
+                    java_hash_set_order(after),
                 )
 
         raw_size = self._properties.get(VERSION_HISTORY_SIZE)
