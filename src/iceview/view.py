@@ -11,24 +11,28 @@ catalog's pointer, retrying on conflicts with the view's ``commit.retry.*`` prop
     view.update_properties().set("comment", "daily").remove("owner").commit()
     view.replace_version(schema=schema, queries={"spark": "SELECT ..."}, default_namespace=("ns",))
     view.set_current_version(1)   # roll back to version 1
+    view.add_dialects(["trino", "duckdb"])   # translated from the spark SQL (docs/translation.md)
 """
 
 from __future__ import annotations
 
 import time
 import uuid as uuidlib
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from pyiceberg.schema import Schema
 
 from iceview.catalog.base import (
+    MetastoreViewCatalog,
     Queries,
     ViewOperations,
     _default_namespace,
     _representations,
     commit_with_retries,
     environment_summary,
+    source_representation,
+    translate_representations,
 )
 from iceview.catalog.identifiers import NamespaceLike
 from iceview.errors import InvalidArgumentError, InvalidStateError
@@ -170,6 +174,108 @@ class View:
                 default_catalog=default_catalog,
             )
             return ViewMetadata.build_from(base).set_current_version(version, new_schema).build()
+
+        commit_with_retries(self._ops, apply)
+        return self
+
+    def add_dialects(
+        self,
+        dialects: Iterable[str],
+        *,
+        source: str | None = None,
+        known_catalogs: Iterable[str] = (),
+        schemas: Mapping[tuple[str, ...], Schema] | None = None,
+        tables: Any = None,
+    ) -> View:
+        """Translate the current SQL into ``dialects`` and commit ONE new version that keeps the
+        schema, the defaults and every existing representation and adds the translations
+        (:func:`iceview.sql.translate`, strict: an unsafe construct raises
+        ``UnsafeTranslationError`` and nothing is committed). Dialects the version already has are
+        left alone (one representation per dialect); when nothing is missing, nothing is committed.
+
+        ``source`` picks the representation to translate (default ``spark``, else the first).
+        Names are qualified with the version's ``default-catalog`` (or this view's catalog when it
+        is null) and ``default-namespace``; ``known_catalogs`` adds catalog names a name may start
+        with. ``schemas`` gives relation schemas (by default the catalog's views and tables, through
+        PyIceberg: ``tables`` is an optional PyIceberg catalog to load tables with). The summary of
+        the new version records ``iceview.translated-from`` (the source dialect) and
+        ``iceview.translator-version``."""
+        from iceview.sql.translate import provenance_summary
+
+        wanted = [d.strip().lower() for d in dialects]
+        catalog_name = self._name.split(".", 1)[0] if self._catalog is None else self._catalog.name
+        cache: dict[tuple[int, str], list[SQLRepresentation]] = {}
+
+        def translations(version: ViewVersion) -> list[SQLRepresentation]:
+            reps = [r for r in version.representations if isinstance(r, SQLRepresentation)]
+            if not reps:
+                raise InvalidStateError(f"View {self._name} has no SQL representation to translate")
+            key = (version.version_id, str(version.timestamp_ms))
+            if key not in cache:
+                default_catalog = version.default_catalog or catalog_name
+                lookup = None
+                if schemas is not None:
+                    fixed = schemas
+
+                    def lookup_fixed(sql: str, dialect: str) -> Mapping[tuple[str, ...], Schema]:
+                        return fixed
+
+                    lookup = lookup_fixed
+                elif isinstance(self._catalog, MetastoreViewCatalog):
+                    cat = self._catalog
+
+                    def lookup_catalog(sql: str, dialect: str) -> Mapping[tuple[str, ...], Schema]:
+                        return cat.relation_schemas(
+                            sql,
+                            dialect,
+                            default_catalog=version.default_catalog,
+                            default_namespace=version.default_namespace,
+                            tables=tables,
+                        )
+
+                    lookup = lookup_catalog
+                cache[key] = translate_representations(
+                    reps,
+                    wanted,
+                    default_catalog=default_catalog,
+                    default_namespace=version.default_namespace,
+                    known_catalogs={catalog_name, *known_catalogs},
+                    schemas=lookup,
+                    source=source,
+                )
+            return cache[key]
+
+        base = self._ops.refresh()
+        if base is None:  # pragma: no cover - refresh raises NoSuchViewError instead
+            raise InvalidStateError(f"View {self._name} has no metadata")
+        if not translations(base.current_version):
+            return self
+
+        def apply(metadata: ViewMetadata) -> ViewMetadata:
+            current = metadata.current_version
+            added = translations(current)
+            if not added:
+                return metadata
+            src = source_representation(
+                [r for r in current.representations if isinstance(r, SQLRepresentation)]
+            )
+            if source is not None:
+                src = next(
+                    r
+                    for r in current.representations
+                    if isinstance(r, SQLRepresentation) and r.dialect.lower() == source.lower()
+                )
+            ids = metadata.version_ids
+            version = ViewVersion(
+                version_id=(max(ids) if ids else current.version_id) + 1,
+                timestamp_ms=int(time.time() * 1000),
+                schema_id=current.schema_id,
+                summary={**environment_summary(), **provenance_summary(src.dialect)},
+                representations=(*current.representations, *added),
+                default_namespace=current.default_namespace,
+                default_catalog=current.default_catalog,
+            )
+            return ViewMetadata.build_from(metadata).set_current_version(version, metadata.schema).build()
 
         commit_with_retries(self._ops, apply)
         return self

@@ -26,7 +26,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from pyiceberg.io import FileIO, load_file_io
 from pyiceberg.schema import Schema
@@ -73,6 +73,8 @@ __all__ = [
     "environment_summary",
     "property_as_bool",
     "property_as_int",
+    "source_representation",
+    "translate_representations",
 ]
 
 log = logging.getLogger(__name__)
@@ -369,6 +371,68 @@ def _representations(queries: Queries | None) -> list[SQLRepresentation]:
     return out
 
 
+def source_representation(representations: Sequence[SQLRepresentation]) -> SQLRepresentation:
+    """The representation translations start from: ``spark`` when there is one, else the first."""
+    for rep in representations:
+        if rep.dialect.lower() == "spark":
+            return rep
+    return representations[0]
+
+
+def translate_representations(
+    representations: Sequence[SQLRepresentation],
+    dialects: Iterable[str],
+    *,
+    default_catalog: str,
+    default_namespace: Sequence[str],
+    known_catalogs: Iterable[str] = (),
+    schemas: Callable[[str, str], Mapping[tuple[str, ...], Schema]] | None = None,
+    source: str | None = None,
+    strict: bool = True,
+) -> list[SQLRepresentation]:
+    """New representations for the ``dialects`` that ``representations`` lack, translated from
+    ``source`` (default: :func:`source_representation`) with :func:`iceview.sql.translate`.
+    Dialects are compared lower-cased; one already present is not translated again."""
+    from iceview.sql.translate import translate
+
+    if source is not None:
+        found = [r for r in representations if r.dialect.lower() == source.lower()]
+        if not found:
+            have = ", ".join(r.dialect for r in representations) or "none"
+            raise InvalidArgumentError(
+                f"Cannot translate from {source}: the version has no SQL for it (its dialects: {have})"
+            )
+        src = found[0]
+    else:
+        src = source_representation(representations)
+    present = {r.dialect.lower() for r in representations}
+    wanted: list[str] = []
+    for d in dialects:
+        name = d.strip().lower()
+        if not name:
+            raise InvalidArgumentError("Invalid dialect: blank")
+        if name not in present and name not in wanted:
+            wanted.append(name)
+    if not wanted:
+        return []
+    known = {default_catalog, *known_catalogs}
+    relation_schemas = schemas(src.sql, src.dialect.lower()) if schemas is not None else None
+    out = []
+    for d in wanted:
+        result = translate(
+            src.sql,
+            src.dialect.lower(),
+            d,
+            default_catalog=default_catalog,
+            default_namespace=default_namespace,
+            known_catalogs=known,
+            schemas=relation_schemas,
+            strict=strict,
+        )
+        out.append(SQLRepresentation(result.sql, d))
+    return out
+
+
 def _default_namespace(namespace: NamespaceLike | None) -> tuple[str, ...] | None:
     if namespace is None:
         return None
@@ -398,6 +462,7 @@ class Catalog(ABC):
         properties: Mapping[str, str] | None = None,
         location: str | None = None,
         summary: Mapping[str, str] | None = None,
+        dialects: Sequence[str] | None = None,
     ) -> View: ...
 
     @abstractmethod
@@ -412,6 +477,7 @@ class Catalog(ABC):
         properties: Mapping[str, str] | None = None,
         location: str | None = None,
         summary: Mapping[str, str] | None = None,
+        dialects: Sequence[str] | None = None,
     ) -> View: ...
 
     @abstractmethod
@@ -426,6 +492,7 @@ class Catalog(ABC):
         properties: Mapping[str, str] | None = None,
         location: str | None = None,
         summary: Mapping[str, str] | None = None,
+        dialects: Sequence[str] | None = None,
     ) -> View: ...
 
     @abstractmethod
@@ -566,14 +633,19 @@ class MetastoreViewCatalog(Catalog):
         properties: Mapping[str, str] | None = None,
         location: str | None = None,
         summary: Mapping[str, str] | None = None,
+        dialects: Sequence[str] | None = None,
     ) -> View:
         ident = to_identifier(identifier)
         ops = self.new_view_ops(ident)
+        namespace = _default_namespace(default_namespace)
+        representations, summary = self._with_dialects(
+            _representations(queries), dialects, default_catalog, namespace, summary
+        )
         return self._create(
             ops,
             schema,
-            _representations(queries),
-            _default_namespace(default_namespace),
+            representations,
+            namespace,
             default_catalog,
             self._builder_properties(properties),
             location,
@@ -629,14 +701,19 @@ class MetastoreViewCatalog(Catalog):
         properties: Mapping[str, str] | None = None,
         location: str | None = None,
         summary: Mapping[str, str] | None = None,
+        dialects: Sequence[str] | None = None,
     ) -> View:
         ident = to_identifier(identifier)
         ops = self.new_view_ops(ident)
+        namespace = _default_namespace(default_namespace)
+        representations, summary = self._with_dialects(
+            _representations(queries), dialects, default_catalog, namespace, summary
+        )
         return self._replace(
             ops,
             schema,
-            _representations(queries),
-            _default_namespace(default_namespace),
+            representations,
+            namespace,
             default_catalog,
             self._builder_properties(properties),
             location,
@@ -717,10 +794,13 @@ class MetastoreViewCatalog(Catalog):
         properties: Mapping[str, str] | None = None,
         location: str | None = None,
         summary: Mapping[str, str] | None = None,
+        dialects: Sequence[str] | None = None,
     ) -> View:
         ident = to_identifier(identifier)
-        representations = _representations(queries)
         namespace = _default_namespace(default_namespace)
+        representations, summary = self._with_dialects(
+            _representations(queries), dialects, default_catalog, namespace, summary
+        )
         for attempt in range(3):
             ops = self.new_view_ops(ident)
             last = attempt == 2
@@ -756,6 +836,99 @@ class MetastoreViewCatalog(Catalog):
                     raise
                 continue  # dropped concurrently: create it
         raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- dialect translation (docs/translation.md) ------------------------------------------------
+    def table_catalog(self) -> Any:
+        """PyIceberg's catalog on the same metastore (for the schemas and data of tables), or None.
+
+        For the SQL catalog this is PyIceberg's ``SqlCatalog`` on the same database and warehouse
+        (it shares the ``iceberg_tables`` rows with Iceberg Java's ``JdbcCatalog``)."""
+        url = getattr(self, "url", None)
+        if url is None:
+            return None
+        from pyiceberg.catalog.sql import SqlCatalog as PyIcebergSqlCatalog
+
+        props = {k: v for k, v in self.properties.items() if not k.startswith(("jdbc.", "view-"))}
+        props["uri"] = url.render_as_string(hide_password=False)
+        if self.properties.get("warehouse"):
+            props["warehouse"] = self.properties["warehouse"]
+        props.pop("type", None)
+        return PyIcebergSqlCatalog(self.name, **props)
+
+    def relation_schemas(
+        self,
+        sql: str,
+        dialect: str,
+        *,
+        default_catalog: str | None,
+        default_namespace: Sequence[str],
+        tables: Any = None,
+    ) -> dict[tuple[str, ...], Schema]:
+        """The schemas of the relations ``sql`` reads that live in this catalog (views: their
+        current schema; tables: PyIceberg's), by qualified name. For translation's type rules."""
+        from iceview.sql import find_references, qualify_parts
+
+        catalog = default_catalog or self.name
+        out: dict[tuple[str, ...], Schema] = {}
+        table_catalog = tables
+        created = False
+        try:
+            for ref in find_references(sql, dialect):
+                parts = qualify_parts(
+                    ref.parts,
+                    default_catalog=catalog,
+                    default_namespace=default_namespace,
+                    known_catalogs={catalog, self.name},
+                )
+                if parts in out or parts[0] != self.name or len(parts) < 3:
+                    continue
+                ident = parts[1:]
+                try:
+                    if self.view_exists(ident):
+                        out[parts] = self.load_view(ident).schema
+                        continue
+                    if self.table_exists(ident):
+                        if table_catalog is None:
+                            table_catalog = self.table_catalog()
+                            created = table_catalog is not None
+                        if table_catalog is not None:
+                            out[parts] = table_catalog.load_table(ident).schema()
+                except Exception as e:  # a schema we cannot read only makes the type rules stricter
+                    log.debug("No schema for %s: %s", ".".join(parts), e)
+        finally:
+            if created:
+                table_catalog.engine.dispose()
+        return out
+
+    def _with_dialects(
+        self,
+        representations: list[SQLRepresentation],
+        dialects: Sequence[str] | None,
+        default_catalog: str | None,
+        default_namespace: tuple[str, ...] | None,
+        summary: Mapping[str, str] | None,
+    ) -> tuple[list[SQLRepresentation], Mapping[str, str] | None]:
+        """``representations`` plus translations into the ``dialects`` they lack, and the summary
+        with the provenance keys when something was translated. Unsafe SQL raises
+        ``UnsafeTranslationError``; nothing is committed then."""
+        if not dialects or not representations or default_namespace is None:
+            return representations, summary
+        added = translate_representations(
+            representations,
+            dialects,
+            default_catalog=default_catalog or self.name,
+            default_namespace=default_namespace,
+            known_catalogs={self.name, default_catalog or self.name},
+            schemas=lambda sql, dialect: self.relation_schemas(
+                sql, dialect, default_catalog=default_catalog, default_namespace=default_namespace
+            ),
+        )
+        if not added:
+            return representations, summary
+        from iceview.sql.translate import provenance_summary
+
+        source = source_representation(representations)
+        return [*representations, *added], {**(summary or {}), **provenance_summary(source.dialect)}
 
     # -- register --------------------------------------------------------------------------------
     def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View:

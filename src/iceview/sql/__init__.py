@@ -10,6 +10,8 @@ hooks.
 * :mod:`iceview.sql.expand`: :class:`ViewExpander` / :func:`expand`, views replaced by subqueries;
   :func:`find_cycle` / :func:`check_cycle` for ``CREATE OR REPLACE``.
 * :mod:`iceview.sql.types`: Iceberg types as Spark and DuckDB type names.
+* :mod:`iceview.sql.translate`: :func:`translate`, safe dialect translation (spark, trino, duckdb);
+  :func:`translation_hook` for ``ViewExpander(translate=...)``.
 """
 
 from iceview.sql._text import quote_identifier, render_name, unescape_spark_string
@@ -43,6 +45,13 @@ from iceview.sql.expand import (
 )
 from iceview.sql.qualify import CatalogTest, qualify, qualify_parts
 from iceview.sql.references import FunctionCall, TableReference, find_function_calls, find_references
+from iceview.sql.translate import (
+    Translation,
+    TranslationIssue,
+    UnsafeTranslationError,
+    translate,
+    translation_hook,
+)
 from iceview.sql.types import TypeNamer, duckdb_type_name, spark_type_name, type_namer
 
 __all__ = [
@@ -64,7 +73,10 @@ __all__ = [
     "Statement",
     "StatementText",
     "TableReference",
+    "Translation",
+    "TranslationIssue",
     "TypeNamer",
+    "UnsafeTranslationError",
     "ViewColumn",
     "ViewExpander",
     "check_cycle",
@@ -82,6 +94,8 @@ __all__ = [
     "spark_type_name",
     "split_statements",
     "static_column_count",
+    "translate",
+    "translation_hook",
     "type_namer",
     "unescape_spark_string",
 ]

@@ -1,0 +1,252 @@
+"""The DuckDB engine: view expansion plus PyIceberg tables registered as Arrow tables."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from iceview.catalog.base import Catalog
+from iceview.catalog.identifiers import NamespaceLike
+from iceview.errors import NoSuchViewError, TranslationError
+from iceview.spec import SQLRepresentation, ViewMetadata
+from iceview.sql import ResolvedView, ViewExpander, type_namer
+from iceview.sql.translate import Translation, translate
+
+__all__ = ["DuckDBViews"]
+
+DIALECT = "duckdb"
+# the order in which a view's other representations are tried when translating
+_SOURCE_PREFERENCE = ("spark", "trino")
+_DUCKDB_CATALOGS = frozenset({"memory", "system", "temp"})
+
+
+def _import_duckdb() -> Any:
+    try:
+        return importlib.import_module("duckdb")
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("iceview.duckdb needs DuckDB: pip install 'iceview[duckdb]'") from e
+
+
+def _namespace(namespace: NamespaceLike | None) -> tuple[str, ...]:
+    if namespace is None:
+        return ()
+    if isinstance(namespace, str):
+        return tuple(namespace.split(".")) if namespace else ()
+    return tuple(namespace)
+
+
+class DuckDBViews:
+    """Queries over the views and tables of one iceview catalog, run in DuckDB.
+
+    * ``catalog``: the view catalog (:class:`iceview.catalog.SqlCatalog`, ...); its name is the
+      catalog part of qualified names (``<catalog>.<namespace>.<name>``).
+    * ``namespace``: the current namespace for names in your queries.
+    * ``connection``: a DuckDB connection to use (default: a new in-memory one).
+    * ``tables``: PyIceberg's catalog holding the tables (default: ``catalog.table_catalog()``,
+      PyIceberg's ``SqlCatalog`` on the same database and warehouse).
+    * ``translate``: ``False`` (default) reads only ``duckdb`` representations. ``True`` translates
+      a view's ``spark`` (else ``trino``, else first) SQL with :func:`iceview.sql.translate`, with
+      the view's defaults and the schemas of the relations it reads (from the catalog), so the
+      type-aware rules apply; with ``strict`` (default) unsafe SQL raises
+      ``UnsafeTranslationError``, without it the issues are collected in :attr:`warnings`. Or pass
+      any ``(sql, from_dialect, to_dialect) -> sql`` hook (:func:`iceview.sql.translation_hook`).
+    * ``known_catalogs``: more catalog names a qualified name may start with.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        namespace: NamespaceLike | None = None,
+        connection: Any = None,
+        tables: Any = None,
+        translate: bool | Callable[[str, str, str], str] = False,
+        strict: bool = True,
+        known_catalogs: Collection[str] = (),
+        max_depth: int = 100,
+    ) -> None:
+        duckdb = _import_duckdb()
+        self.catalog = catalog
+        self.namespace = _namespace(namespace)
+        self.connection = connection if connection is not None else duckdb.connect()
+        self._owns_connection = connection is None
+        self._tables = tables
+        self._owns_tables = False
+        self.known_catalogs = frozenset({catalog.name, *known_catalogs, *_DUCKDB_CATALOGS})
+        self.warnings: list[Translation] = []
+        self.strict = strict
+        # True: translate in _resolved (with the view's defaults and schemas); a hook: the expander's
+        hook: Callable[[str, str, str], str] | None = None if isinstance(translate, bool) else translate
+        self._translate_here = translate is True
+        self.translates = translate is not False
+        self._registered: dict[tuple[str, ...], tuple[str, int | None]] = {}
+        self._counter = itertools.count()
+        self.expander = ViewExpander(
+            self._resolve,
+            known_catalogs=self.known_catalogs,
+            dialect=DIALECT,
+            type_name=type_namer(DIALECT),
+            translate=hook,
+            map_table=self._map_table,
+            column_count=self._column_count,
+            max_depth=max_depth,
+        )
+
+    # ------------------------------------------------------------------ queries
+
+    def expand(self, query: str) -> str:
+        """``query`` (DuckDB SQL) with its views expanded and its tables mapped to registered
+        Arrow tables."""
+        return self.expander.expand(
+            query, current_catalog=self.catalog.name, current_namespace=self.namespace
+        )
+
+    def sql(self, query: str) -> Any:
+        """Run ``query`` (DuckDB SQL; views and tables of the catalog by name): a DuckDB relation
+        (``.fetchall()``, ``.arrow()``, ``.df()``, ``.columns``, ``.types``)."""
+        return self.connection.sql(self.expand(query))
+
+    def execute(self, query: str) -> list[tuple[Any, ...]]:
+        """Run ``query`` and return its rows."""
+        rows: list[tuple[Any, ...]] = self.sql(query).fetchall()
+        return rows
+
+    def view_query(self, identifier: str | Sequence[str]) -> str:
+        """The DuckDB SQL that reading one view runs (expanded)."""
+        parts = self._qualified(identifier)
+        view = self._resolve(parts)
+        if view is None:
+            raise NoSuchViewError(f"View does not exist: {'.'.join(parts)}")
+        return self.expander.view_query(view)
+
+    def read_view(self, identifier: str | Sequence[str]) -> Any:
+        """A DuckDB relation of one view's rows."""
+        return self.connection.sql(self.view_query(identifier))
+
+    def close(self) -> None:
+        if self._owns_connection:
+            self.connection.close()
+        if self._owns_tables and self._tables is not None:
+            engine = getattr(self._tables, "engine", None)
+            if engine is not None:
+                engine.dispose()
+
+    def __enter__(self) -> DuckDBViews:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ hooks
+
+    def _qualified(self, identifier: str | Sequence[str]) -> tuple[str, ...]:
+        parts = tuple(identifier.split(".")) if isinstance(identifier, str) else tuple(identifier)
+        if len(parts) == 1:
+            return (self.catalog.name, *self.namespace, parts[0])
+        if parts[0] in self.known_catalogs:
+            return parts
+        return (self.catalog.name, *parts)
+
+    def _in_catalog(self, parts: tuple[str, ...]) -> tuple[str, ...] | None:
+        if len(parts) >= 3 and parts[0] == self.catalog.name:
+            return parts[1:]
+        return None
+
+    def _resolve(self, parts: tuple[str, ...]) -> ResolvedView | None:
+        ident = self._in_catalog(parts)
+        if ident is None or not self.catalog.view_exists(ident):
+            return None
+        metadata = self.catalog.load_view(ident).metadata
+        return self._resolved(parts, metadata)
+
+    def _resolved(self, name: tuple[str, ...], metadata: ViewMetadata) -> ResolvedView:
+        version = metadata.current_version
+        rep = version.sql_for(DIALECT)
+        if rep is None and self.translates:
+            for d in _SOURCE_PREFERENCE:
+                rep = version.sql_for(d)
+                if rep is not None:
+                    break
+            if rep is None:
+                rep = version.sql_for(DIALECT, fallback=True)
+        if rep is None:
+            have = ", ".join(version.dialects) or "none"
+            raise TranslationError(
+                f"View {'.'.join(name)} has no SQL for dialect duckdb (its dialects: {have}); "
+                "pass translate=True to translate another one"
+            )
+        assert isinstance(rep, SQLRepresentation)
+        default_catalog = version.default_catalog or name[0]
+        default_namespace = tuple(version.default_namespace)
+        sql, dialect = rep.sql, rep.dialect.lower()
+        if dialect != DIALECT and self._translate_here:
+            sql = self._translate(rep, default_catalog, default_namespace)
+            dialect = DIALECT
+        return ResolvedView(
+            name=name,
+            sql=sql,
+            dialect=dialect,
+            default_catalog=default_catalog,
+            default_namespace=default_namespace,
+            schema=metadata.schema,
+        )
+
+    def _translate(
+        self, rep: SQLRepresentation, default_catalog: str, default_namespace: tuple[str, ...]
+    ) -> str:
+        schemas = None
+        relation_schemas = getattr(self.catalog, "relation_schemas", None)
+        if relation_schemas is not None:
+            schemas = relation_schemas(
+                rep.sql,
+                rep.dialect.lower(),
+                default_catalog=default_catalog,
+                default_namespace=default_namespace,
+                tables=self._table_catalog(),
+            )
+        result = translate(
+            rep.sql,
+            rep.dialect.lower(),
+            DIALECT,
+            default_catalog=default_catalog,
+            default_namespace=default_namespace,
+            known_catalogs=self.known_catalogs | {default_catalog},
+            schemas=schemas,
+            strict=self.strict,
+        )
+        if result.warnings:
+            self.warnings.append(result)
+        return result.sql
+
+    def _table_catalog(self) -> Any:
+        if self._tables is None:
+            table_catalog = getattr(self.catalog, "table_catalog", None)
+            self._tables = table_catalog() if table_catalog is not None else None
+            self._owns_tables = self._tables is not None
+        return self._tables
+
+    def _map_table(self, parts: tuple[str, ...]) -> Sequence[str] | None:
+        ident = self._in_catalog(parts)
+        if ident is None or not self.catalog.table_exists(ident):
+            return None
+        tables = self._table_catalog()
+        if tables is None:
+            return None
+        table = tables.load_table(ident)
+        snapshot = table.current_snapshot()
+        snapshot_id = snapshot.snapshot_id if snapshot is not None else None
+        known = self._registered.get(parts)
+        if known is not None and known[1] == snapshot_id:
+            return (known[0],)
+        name = known[0] if known is not None else f"__iceview_{next(self._counter)}_{parts[-1]}"
+        self.connection.register(name, table.scan().to_arrow())
+        self._registered[parts] = (name, snapshot_id)
+        return (name,)
+
+    def _column_count(self, sql: str) -> int | None:
+        try:
+            return len(self.connection.sql(f"SELECT * FROM ({sql}) LIMIT 0").columns)
+        except Exception:
+            return None
