@@ -25,6 +25,7 @@ from fixtures.postgres import PostgresServer, start_postgres_server
 from iceview.catalog.sql import SqlCatalog, SqlViewOperations
 from iceview.errors import (
     CatalogError,
+    CommitFailedError,
     CommitStateUnknownError,
     InvalidMetadataError,
     NotFoundError,
@@ -337,3 +338,40 @@ def test_server_down_at_startup_is_a_catalog_error(private_postgres: PostgresSer
             SqlCatalog("c", uri=db.url, warehouse="file://" + str(tmp_path))
     finally:
         server.start()
+
+
+def test_failed_sqlite_commit_leaves_no_half_written_change(tmp_path: Path) -> None:
+    """SQLite's COMMIT fails with "database is locked" while another connection holds a read lock
+    (as Iceberg 1.10.2's leaked JDBC statement does). The failed write must be discarded: before the
+    fix the pooled connection kept the uncommitted INSERT/UPDATE, so the same catalog saw a view
+    whose file had been deleted as an orphan."""
+    import sqlite3
+
+    catalog = SqlCatalog(
+        "c", uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file:{tmp_path}/w", **{"sqlite.timeout": "1"}
+    )
+    catalog.create_namespace("ns")
+    catalog.create_view("ns.a", schema=SCHEMA, queries={"spark": "select 1 x"}, default_namespace="ns")
+    before = catalog.load_view("ns.a").metadata_location
+    reader = sqlite3.connect(f"{tmp_path}/c.db", isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT * FROM iceberg_tables").fetchone()  # holds a SHARED lock
+        with pytest.raises(CatalogError, match="database is locked"):
+            catalog.create_view(
+                "ns.v", schema=SCHEMA, queries={"spark": "select 2 x"}, default_namespace="ns"
+            )
+        assert not catalog.view_exists("ns.v")
+        view = catalog.load_view("ns.a")
+        with pytest.raises(CommitFailedError, match="database is locked"):
+            view.replace_version(schema=SCHEMA, queries={"spark": "select 3 x"}, default_namespace="ns")
+        assert catalog.load_view("ns.a").metadata_location == before
+    finally:
+        reader.execute("ROLLBACK")
+        reader.close()
+    assert not catalog.view_exists("ns.v")
+    assert catalog.load_view("ns.a").metadata_location == before
+    assert metadata_files(tmp_path / "w" / "ns" / "v" / "metadata") == []  # the orphan was deleted
+    assert len(metadata_files(tmp_path / "w" / "ns" / "a" / "metadata")) == 1
+    catalog.create_view("ns.v", schema=SCHEMA, queries={"spark": "select 2 x"}, default_namespace="ns")
+    assert catalog.view_exists("ns.v")

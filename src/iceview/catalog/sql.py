@@ -31,10 +31,12 @@ Catalog properties (Java's spelling first; PyIceberg's where it has one):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import uuid as uuidlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -246,6 +248,28 @@ def _is_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
+@contextmanager
+def _transaction(engine: Engine) -> Iterator[Connection]:
+    """``engine.begin()`` that never hands a connection back to the pool after a failed write.
+
+    A COMMIT can fail and leave the uncommitted change on the driver's connection (SQLite's
+    "database is locked" does: the transaction stays open). Returned to the pool, that connection
+    would show the change to its next user, or commit it with theirs, and the catalog could end up
+    pointing at a metadata file that was deleted as an orphan. So on any error the connection is
+    invalidated: closed, which discards the transaction, and replaced in the pool.
+    """
+    conn = engine.connect()
+    try:
+        yield conn
+        conn.commit()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.invalidate()
+        raise
+    finally:
+        conn.close()
+
+
 def _make_engine(url: URL, properties: Mapping[str, str]) -> Engine:
     echo_prop = str(properties.get("echo", "false")).lower()
     echo: bool | str = "debug" if echo_prop == "debug" else echo_prop == "true"
@@ -350,7 +374,7 @@ class SqlViewOperations(ViewOperations):
         ident = self.identifier
         sent = False
         try:
-            with catalog.engine.connect() as conn:
+            with _transaction(catalog.engine) as conn:
                 if base is not None:
                     row = catalog._load_view_row(conn, ident)
                     catalog_location = row.metadata_location if row is not None else None
@@ -486,7 +510,7 @@ class SqlCatalog(MetastoreViewCatalog):
         if table in self._table_names():
             return False
         try:
-            with self.engine.begin() as conn:
+            with _transaction(self.engine) as conn:
                 conn.exec_driver_sql(ddl)
         except DBAPIError:
             if table in self._table_names():  # created by another process meanwhile
@@ -504,7 +528,7 @@ class SqlCatalog(MetastoreViewCatalog):
 
     def _add_type_column(self) -> None:
         try:
-            with self.engine.begin() as conn:
+            with _transaction(self.engine) as conn:
                 conn.exec_driver_sql(V1_UPDATE_CATALOG_SQL)
         except DBAPIError:
             if not self._has_type_column():
@@ -535,7 +559,7 @@ class SqlCatalog(MetastoreViewCatalog):
 
     def _execute(self, what: str, stmt: _Stmt, *args: str | None) -> int:
         try:
-            with self.engine.begin() as conn:
+            with _transaction(self.engine) as conn:
                 return int(conn.execute(stmt.clause, stmt.params(*args)).rowcount)
         except DBAPIError as e:
             raise CatalogError(f"Failed to {what}: {_java_sql_message(e)}: {_describe(e)}") from e
@@ -650,7 +674,7 @@ class SqlCatalog(MetastoreViewCatalog):
         if self.view_exists(dst):
             raise ViewAlreadyExistsError(f"Cannot rename {src} to {dst}. View already exists")
         try:
-            with self.engine.begin() as conn:
+            with _transaction(self.engine) as conn:
                 updated = conn.execute(
                     RENAME_VIEW_SQL.clause,
                     RENAME_VIEW_SQL.params(
