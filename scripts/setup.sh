@@ -56,6 +56,24 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$REQ_HASH" ]; then
   echo "$REQ_HASH" > "$STAMP"
 fi
 
+# ---------------------------------------------------------------- .venv-spark4 (iceview.spark tests; begin)
+# Spark 4 classic and Spark Connect tests (tests/spark/test_spark_remote.py) run in their own process
+# with pyspark 4, which bundles the Spark Connect server (pyspark 3.5.9 does not). Only for --tests.
+SPARK4_PYSPARK="4.0.1"
+if [ "$TESTS" = 1 ]; then
+  [ -x .venv-spark4/bin/python ] || { say "creating .venv-spark4"; "$PYTHON" -m venv .venv-spark4; }
+  SPARK4_STAMP=.venv-spark4/.iceview-installed
+  SPARK4_HASH="$(printf '%s\n' "$SPARK4_PYSPARK" | cat pyproject.toml - | sha256sum | cut -c1-16)"
+  if [ "$(cat "$SPARK4_STAMP" 2>/dev/null)" != "$SPARK4_HASH" ]; then
+    say "pip install pyspark[connect]==$SPARK4_PYSPARK and iceview into .venv-spark4"
+    .venv-spark4/bin/pip install -q --disable-pip-version-check --upgrade pip
+    .venv-spark4/bin/pip install -q --disable-pip-version-check -e . "pytest>=8" \
+      "pyspark[connect]==$SPARK4_PYSPARK" zstandard
+    echo "$SPARK4_HASH" > "$SPARK4_STAMP"
+  fi
+fi
+# ---------------------------------------------------------------- .venv-spark4 (end)
+
 # ---------------------------------------------------------------- Iceberg Spark runtime
 say "Iceberg runtime jars"
 .venv/bin/python scripts/iceberg_jars.py --out .cache/jars

@@ -1,0 +1,177 @@
+"""``local_session``: a local Spark 3.5 session with Iceberg 1.10.2's runtime, sharing an iceview
+catalog's database, for demos, notebooks and tests (see docs/spark.md).
+
+With a PostgreSQL catalog nothing special is needed. With an embedded **SQLite** catalog, Iceberg
+1.10.2's ``JdbcCatalog`` has a bug (fixed upstream after 1.10.2, apache/iceberg PR #15463): when it
+initialises on a database whose ``iceberg_tables`` already has the ``iceberg_type`` column, it
+leaves a ``getColumns`` result set open, and that keeps a SQLite lock for as long as the JVM lives.
+Every write from another process then fails with ``database is locked`` (journal mode) or Java
+works on a stale snapshot (WAL). When Java initialises a database *without* that column, it adds the
+column itself and holds no lock; reads and writes from both sides then work (measured in
+docs/spark.md). So ``local_session``, for a SQLite catalog:
+
+* if the database holds no table or view yet, removes the ``iceberg_type`` column and has the JVM
+  initialise the catalog at once with ``jdbc.init-catalog-tables=false`` (Java's check for existing
+  tables leaks the same way), which adds the column back (``sqlite="reset-empty"``, the default);
+* if it holds tables or views, raises :class:`SQLiteLockError` explaining the choices (PostgreSQL,
+  a fresh file, running Java and Python one after the other, or ``sqlite="virtual"``);
+* with ``sqlite="virtual"``, does not give Spark the SQLite catalog at all: views are read through
+  :class:`~iceview.spark.SparkViews` in virtual mode and tables come from Spark's own catalogs.
+
+Nothing is retried silently: a locked database fails after the catalog's ``sqlite.timeout``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from iceview.catalog.base import Catalog
+from iceview.errors import IceviewError
+from iceview.spark.jars import runtime_jars
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["ICEBERG_EXTENSIONS", "SQLiteLockError", "iceberg_catalog_conf", "local_session"]
+
+ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+
+
+class SQLiteLockError(IceviewError, RuntimeError):
+    """The SQLite catalog cannot be shared with a live Iceberg 1.10.2 JVM (see the module doc)."""
+
+
+def _jdbc(catalog: Catalog) -> tuple[str, dict[str, str]]:
+    """The JDBC URL and ``jdbc.*`` properties of an iceview SQL catalog."""
+    url = getattr(catalog, "url", None)
+    if url is None:
+        raise ValueError(f"{catalog!r} is not a SQL catalog: Spark cannot share it")
+    backend = url.get_backend_name()
+    extra: dict[str, str] = {}
+    if backend == "sqlite":
+        return "jdbc:sqlite:" + str(Path(url.database or "").absolute()), extra
+    if backend == "postgresql":
+        port = f":{url.port}" if url.port else ""
+        if url.username:
+            extra["jdbc.user"] = url.username
+        if url.password:
+            extra["jdbc.password"] = str(url.password)
+        return f"jdbc:postgresql://{url.host}{port}/{url.database}", extra
+    raise ValueError(f"Iceberg's JdbcCatalog cannot use a {backend} database from iceview")
+
+
+def iceberg_catalog_conf(catalog: Catalog, name: str | None = None) -> dict[str, str]:
+    """Spark conf that registers ``catalog``'s database as Iceberg ``SparkCatalog`` ``name``
+    (type ``jdbc``, ``jdbc.schema-version=V1``, ``cache-enabled=false`` so Spark sees iceview's
+    writes at once)."""
+    name = name or catalog.name
+    uri, extra = _jdbc(catalog)
+    warehouse = catalog.properties.get("warehouse")
+    prefix = f"spark.sql.catalog.{name}"
+    conf = {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "jdbc",
+        f"{prefix}.uri": uri,
+        f"{prefix}.jdbc.schema-version": "V1",
+        f"{prefix}.cache-enabled": "false",
+    }
+    if warehouse:
+        conf[f"{prefix}.warehouse"] = warehouse
+    conf.update({f"{prefix}.{k}": v for k, v in extra.items()})
+    return conf
+
+
+def _prepare_sqlite(path: Path, mode: str) -> None:
+    if not path.exists():
+        return
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "iceberg_tables" not in tables:
+            return
+        columns = {r[1].lower() for r in con.execute("PRAGMA table_info(iceberg_tables)")}
+        if "iceberg_type" not in columns:
+            return
+        (rows,) = con.execute("SELECT count(*) FROM iceberg_tables").fetchone()
+        if rows or mode == "strict":
+            raise SQLiteLockError(
+                f"{path} is a catalog with views support ({rows} tables/views), and Iceberg 1.10.2's JdbcCatalog would lock this "
+                "SQLite file for as long as Spark runs (fixed after 1.10.2, apache/iceberg PR #15463), so "
+                "iceview could not write views meanwhile. Use PostgreSQL, a new SQLite file, run Spark and "
+                "iceview one after the other, or local_session(..., sqlite='virtual')."
+            )
+        if mode == "reset-empty":
+            with con:
+                con.execute("ALTER TABLE iceberg_tables DROP COLUMN iceberg_type")
+    finally:
+        con.close()
+
+
+def local_session(
+    catalog: Catalog | None = None,
+    *,
+    name: str | None = None,
+    iceberg: bool = True,
+    extensions: bool = True,
+    sqlite: str = "reset-empty",
+    master: str = "local[2]",
+    app_name: str = "iceview",
+    conf: Mapping[str, str] | None = None,
+    jars_dir: str | os.PathLike[str] | None = None,
+) -> SparkSession:
+    """Start (or return) a local Spark session.
+
+    ``iceberg``: put Iceberg 1.10.2's runtime on ``spark.jars`` (:mod:`iceview.spark.jars`) and, with
+    ``extensions``, Iceberg's SQL extensions (Iceberg-Spark's own view support). With a ``catalog``
+    (an iceview SQL catalog) its database becomes Iceberg ``SparkCatalog`` ``name`` (default
+    ``catalog.name``), so :class:`~iceview.spark.SparkViews` runs in registered mode. ``sqlite``:
+    ``"reset-empty"`` (default), ``"strict"`` (never change the file; refuse a file Java would
+    lock) or ``"virtual"`` (do not register a SQLite catalog in Spark); see the module doc.
+    """
+    if sqlite not in ("reset-empty", "strict", "virtual"):
+        raise ValueError(f"sqlite must be 'reset-empty', 'strict' or 'virtual', not {sqlite!r}")
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    settings: dict[str, str] = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.warehouse.dir": tempfile.mkdtemp(prefix="iceview-spark-warehouse-"),
+    }
+    register = False
+    if iceberg:
+        settings["spark.jars"] = ",".join(runtime_jars(jars_dir))
+        if extensions:
+            settings["spark.sql.extensions"] = ICEBERG_EXTENSIONS
+        if catalog is not None:
+            uri, _ = _jdbc(catalog)
+            register = True
+            if uri.startswith("jdbc:sqlite:"):
+                if sqlite == "virtual":
+                    register = False
+                else:
+                    _prepare_sqlite(Path(uri[len("jdbc:sqlite:") :]), sqlite)
+            if register:
+                settings.update(iceberg_catalog_conf(catalog, name))
+                if uri.startswith("jdbc:sqlite:") and Path(uri[len("jdbc:sqlite:") :]).exists():
+                    # the tables exist: Java's table check would leak a result set too
+                    settings[f"spark.sql.catalog.{name or catalog.name}.jdbc.init-catalog-tables"] = "false"
+    settings.update(conf or {})
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if register and catalog is not None:
+        # initialise Iceberg's JdbcCatalog now (it adds the iceberg_type column back on SQLite)
+        spark.sql(f"SHOW NAMESPACES IN `{(name or catalog.name).replace('`', '``')}`").collect()
+    return spark

@@ -1,0 +1,103 @@
+"""iceview.spark without a Spark session: type conversion, output formats, names."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import types as st
+
+from iceview.spark import SparkViewsUnsupportedOperationError, split_name, to_iceberg_schema
+from iceview.spark._format import filter_pattern, scala_hashmap_order
+from iceview.spark.types import spark_simple_string
+from iceview.spark.views import _parse_use
+
+
+def test_ids_follow_iceberg_post_order() -> None:
+    # the struct of tests/spark/conftest.py TYPES_DDL, as Iceberg-Spark numbered it (checked there too)
+    inner = st.StructType(
+        [
+            st.StructField("x", st.StringType()),
+            st.StructField("y", st.MapType(st.StringType(), st.IntegerType())),
+        ]
+    )
+    struct = st.StructType(
+        [
+            st.StructField("id", st.LongType(), False),
+            st.StructField(
+                "st",
+                st.StructType(
+                    [st.StructField("a", st.IntegerType()), st.StructField("b", st.ArrayType(inner))]
+                ),
+            ),
+            st.StructField("arr", st.ArrayType(st.IntegerType(), False), metadata={"comment": "an array"}),
+        ]
+    )
+    schema = to_iceberg_schema(struct)
+    fields = {f.name: f for f in schema.fields}
+    assert [f.field_id for f in schema.fields] == [0, 1, 2]
+    assert fields["id"].required and not fields["st"].required
+    st_type = fields["st"].field_type
+    a, b = st_type.fields
+    # y's map key/value first (3, 4), then x, y (5, 6), then b's element (7), then a, b (8, 9), then arr's element
+    assert (a.field_id, b.field_id) == (8, 9)
+    element = b.field_type.element_type
+    assert [f.field_id for f in element.fields] == [5, 6]
+    assert (element.fields[1].field_type.key_id, element.fields[1].field_type.value_id) == (3, 4)
+    assert b.field_type.element_id == 7
+    assert fields["arr"].field_type.element_id == 10 and fields["arr"].field_type.element_required
+    assert fields["arr"].doc == "an array"
+    assert spark_simple_string(st_type) == "struct<a:int,b:array<struct<x:string,y:map<string,int>>>>"
+
+
+@pytest.mark.parametrize(
+    ("spark_type", "iceberg"),
+    [
+        (st.ByteType(), "int"),
+        (st.ShortType(), "int"),
+        (st.TimestampType(), "timestamptz"),
+        (st.TimestampNTZType(), "timestamp"),
+        (st.CharType(3), "string"),
+        (st.VarcharType(3), "string"),
+        (st.DecimalType(10, 2), "decimal(10, 2)"),
+        (st.BinaryType(), "binary"),
+        (st.DateType(), "date"),
+    ],
+)
+def test_primitive_types(spark_type: st.DataType, iceberg: str) -> None:
+    schema = to_iceberg_schema(st.StructType([st.StructField("c", spark_type)]))
+    assert str(schema.fields[0].field_type) == iceberg
+
+
+def test_unsupported_type() -> None:
+    with pytest.raises(SparkViewsUnsupportedOperationError, match="Not a supported type: interval"):
+        to_iceberg_schema(st.StructType([st.StructField("c", st.DayTimeIntervalType())]))
+
+
+def test_scala_hashmap_order_matches_spark() -> None:
+    # SHOW TBLPROPERTIES orders of the Iceberg 1.10.2 / Spark 3.5.9 transcript
+    assert scala_hashmap_order(["provider", "location", "format-version", "owner-team"]) == [
+        "location",
+        "provider",
+        "owner-team",
+        "format-version",
+    ]
+    assert scala_hashmap_order(["provider", "location", "format-version", "k"]) == [
+        "location",
+        "provider",
+        "format-version",
+        "k",
+    ]
+
+
+def test_filter_pattern_is_sparks() -> None:
+    names = ["v1", "v2", "V_all", "other"]
+    assert filter_pattern(names, "v*") == ["V_all", "v1", "v2"]
+    assert filter_pattern(names, "v1|oth*") == ["other", "v1"]
+
+
+def test_names_and_use() -> None:
+    assert split_name("a.`b.c`.`d``e`") == ("a", "b.c", "d`e")
+    assert split_name(" prod.db ") == ("prod", "db")
+    assert _parse_use("USE prod.db") == ("use", ("prod", "db"))
+    assert _parse_use("use namespace `x y`;") == ("use", ("x y",))
+    assert _parse_use("SET CATALOG 'prod'") == ("catalog", ("prod",))
+    assert _parse_use("SELECT 1") is None
