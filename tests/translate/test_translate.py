@@ -197,3 +197,11 @@ def test_hook_for_view_expander() -> None:
 def test_allow_lists_are_per_target() -> None:
     assert "Greatest" in allowed_functions("duckdb") and "Greatest" not in allowed_functions("trino")
     assert "date_trunc" in TRINO_FUNCTIONS
+
+
+def test_zone_less_timestamp_to_date_is_safe_but_zoned_is_not() -> None:
+    # ts is an Iceberg `timestamp` (no zone): its date is the same in every engine, and the cast
+    # cannot fail, so it translates; a cast of a zoned value would depend on the session time zone
+    out = tr("SELECT CAST(ts AS DATE) AS d, count(1) AS n FROM orders GROUP BY 1")
+    assert out.safe and "CAST(orders.ts AS DATE)" in out.sql
+    assert "cast-semantics" in codes("SELECT CAST(CAST(ts AS TIMESTAMP) AS DATE) AS d FROM orders")

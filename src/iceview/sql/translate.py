@@ -770,7 +770,8 @@ def _cast_cannot_fail(frm: exp.DataType, to: exp.DataType) -> bool:
         return True
     if f == _T.FLOAT and t == _T.DOUBLE:
         return True
-    return bool(f == _T.DATE and t == _T.TIMESTAMPNTZ)
+    # a date widens to midnight, a zone-less timestamp narrows to its date: total in every engine
+    return {f, t} == {_T.DATE, _T.TIMESTAMPNTZ}
 
 
 def _nonzero_literal(node: exp.Expr) -> bool:
