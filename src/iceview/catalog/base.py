@@ -441,6 +441,19 @@ def _default_namespace(namespace: NamespaceLike | None) -> tuple[str, ...] | Non
     return tuple(namespace)
 
 
+@dataclass(frozen=True)
+class _Definition:
+    """A view definition as a create or replace call gives it (Java's ``ViewBuilder`` state)."""
+
+    schema: Schema | None
+    representations: list[SQLRepresentation]
+    default_namespace: tuple[str, ...] | None
+    default_catalog: str | None
+    properties: Mapping[str, str] | None
+    location: str | None
+    summary: Mapping[str, str] | None
+
+
 class Catalog(ABC):
     """The view catalog API. Identifiers are ``"ns.name"`` strings or tuples of levels; namespaces
     are ``"a.b"`` strings or tuples."""
@@ -601,6 +614,25 @@ class MetastoreViewCatalog(Catalog):
         return self._view(ops)
 
     # -- create / replace (BaseViewBuilder) ------------------------------------------------------
+    def _definition(
+        self,
+        schema: Schema | None,
+        queries: Queries | None,
+        default_namespace: NamespaceLike | None,
+        default_catalog: str | None,
+        properties: Mapping[str, str] | None,
+        location: str | None,
+        summary: Mapping[str, str] | None,
+        dialects: Sequence[str] | None,
+    ) -> _Definition:
+        """What a create or replace call asked for (Java's ``ViewBuilder`` state), with the
+        translations of ``dialects`` added."""
+        namespace = _default_namespace(default_namespace)
+        representations, summary = self._with_dialects(
+            _representations(queries), dialects, default_catalog, namespace, summary
+        )
+        return _Definition(schema, representations, namespace, default_catalog, properties, location, summary)
+
     def _builder_properties(self, properties: Mapping[str, str] | None) -> dict[str, str]:
         props = properties_with_prefix(self.properties, VIEW_DEFAULT_PREFIX)
         if properties:
@@ -635,52 +667,31 @@ class MetastoreViewCatalog(Catalog):
         summary: Mapping[str, str] | None = None,
         dialects: Sequence[str] | None = None,
     ) -> View:
-        ident = to_identifier(identifier)
-        ops = self.new_view_ops(ident)
-        namespace = _default_namespace(default_namespace)
-        representations, summary = self._with_dialects(
-            _representations(queries), dialects, default_catalog, namespace, summary
+        definition = self._definition(
+            schema, queries, default_namespace, default_catalog, properties, location, summary, dialects
         )
-        return self._create(
-            ops,
-            schema,
-            representations,
-            namespace,
-            default_catalog,
-            self._builder_properties(properties),
-            location,
-            summary,
-        )
+        return self._create(self.new_view_ops(to_identifier(identifier)), definition)
 
-    def _create(
-        self,
-        ops: ViewOperations,
-        schema: Schema | None,
-        representations: list[SQLRepresentation],
-        default_namespace: tuple[str, ...] | None,
-        default_catalog: str | None,
-        properties: dict[str, str],
-        location: str | None,
-        summary: Mapping[str, str] | None,
-    ) -> View:
+    def _create(self, ops: ViewOperations, d: _Definition) -> View:
         ident = ops.identifier
+        properties = self._builder_properties(d.properties)
         if ops.current() is not None:
             raise ViewAlreadyExistsError(f"View already exists: {ident}")
-        schema, namespace = self._check_definition("create", representations, schema, default_namespace)
+        schema, namespace = self._check_definition("create", d.representations, d.schema, d.default_namespace)
         version = ViewVersion(
             version_id=1,
             timestamp_ms=int(time.time() * 1000),
             schema_id=schema.schema_id,
-            summary={**environment_summary(), **(summary or {})},
-            representations=tuple(representations),
+            summary={**environment_summary(), **(d.summary or {})},
+            representations=tuple(d.representations),
             default_namespace=namespace,
-            default_catalog=default_catalog,
+            default_catalog=d.default_catalog,
         )
         properties.update(properties_with_prefix(self.properties, VIEW_OVERRIDE_PREFIX))
         metadata = (
             ViewMetadata.builder()
             .set_properties(properties)
-            .set_location(location if location is not None else self.default_view_location(ident))
+            .set_location(d.location if d.location is not None else self.default_view_location(ident))
             .set_current_version(version, schema)
             .build()
         )
@@ -703,43 +714,24 @@ class MetastoreViewCatalog(Catalog):
         summary: Mapping[str, str] | None = None,
         dialects: Sequence[str] | None = None,
     ) -> View:
-        ident = to_identifier(identifier)
-        ops = self.new_view_ops(ident)
-        namespace = _default_namespace(default_namespace)
-        representations, summary = self._with_dialects(
-            _representations(queries), dialects, default_catalog, namespace, summary
+        definition = self._definition(
+            schema, queries, default_namespace, default_catalog, properties, location, summary, dialects
         )
-        return self._replace(
-            ops,
-            schema,
-            representations,
-            namespace,
-            default_catalog,
-            self._builder_properties(properties),
-            location,
-            summary,
-        )
+        return self._replace(self.new_view_ops(to_identifier(identifier)), definition)
 
-    def _replace(
-        self,
-        ops: ViewOperations,
-        schema: Schema | None,
-        representations: list[SQLRepresentation],
-        default_namespace: tuple[str, ...] | None,
-        default_catalog: str | None,
-        properties: dict[str, str],
-        location: str | None,
-        summary: Mapping[str, str] | None,
-    ) -> View:
+    def _replace(self, ops: ViewOperations, d: _Definition) -> View:
         ident = ops.identifier
+        properties = self._builder_properties(d.properties)
         if self.table_exists(ident):
             raise TableAlreadyExistsError(f"Table with same name already exists: {ident}")
         base = ops.current()
         if base is None:
             raise NoSuchViewError(f"View does not exist: {ident}")
-        schema, namespace = self._check_definition("replace", representations, schema, default_namespace)
+        schema, namespace = self._check_definition(
+            "replace", d.representations, d.schema, d.default_namespace
+        )
         properties.update(properties_with_prefix(self.properties, VIEW_OVERRIDE_PREFIX))
-        full_summary = {**environment_summary(), **(summary or {})}
+        full_summary = {**environment_summary(), **(d.summary or {})}
 
         def apply(metadata: ViewMetadata) -> ViewMetadata:
             ids = metadata.version_ids
@@ -749,17 +741,17 @@ class MetastoreViewCatalog(Catalog):
                 timestamp_ms=int(time.time() * 1000),
                 schema_id=schema.schema_id,
                 summary=full_summary,
-                representations=tuple(representations),
+                representations=tuple(d.representations),
                 default_namespace=namespace,
-                default_catalog=default_catalog,
+                default_catalog=d.default_catalog,
             )
             builder = (
                 ViewMetadata.build_from(metadata)
                 .set_properties(properties)
                 .set_current_version(version, schema)
             )
-            if location is not None:
-                builder.set_location(location)
+            if d.location is not None:
+                builder.set_location(d.location)
             return builder.build()
 
         # Java's builder makes one attempt (a conflict is "View was updated concurrently"); iceview
@@ -797,40 +789,21 @@ class MetastoreViewCatalog(Catalog):
         dialects: Sequence[str] | None = None,
     ) -> View:
         ident = to_identifier(identifier)
-        namespace = _default_namespace(default_namespace)
-        representations, summary = self._with_dialects(
-            _representations(queries), dialects, default_catalog, namespace, summary
+        definition = self._definition(
+            schema, queries, default_namespace, default_catalog, properties, location, summary, dialects
         )
         for attempt in range(3):
             ops = self.new_view_ops(ident)
             last = attempt == 2
             if ops.current() is None:
                 try:
-                    return self._create(
-                        ops,
-                        schema,
-                        representations,
-                        namespace,
-                        default_catalog,
-                        self._builder_properties(properties),
-                        location,
-                        summary,
-                    )
+                    return self._create(ops, definition)
                 except ViewAlreadyExistsError:
                     if last:
                         raise
                     continue  # created concurrently: replace it
             try:
-                return self._replace(
-                    ops,
-                    schema,
-                    representations,
-                    namespace,
-                    default_catalog,
-                    self._builder_properties(properties),
-                    location,
-                    summary,
-                )
+                return self._replace(ops, definition)
             except NoSuchViewError:
                 if last:
                     raise
