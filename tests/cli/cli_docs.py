@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli_support import DATA, REPO, Demo, build_demo, invoke, run_process
+from cli_support import DATA, REPO, Demo, add_events, build_demo, invoke, run_process
 
 DOC = REPO / "docs" / "cli.md"
 DOCS_ROOT = Path("/tmp/iceview-demo")
@@ -70,8 +70,10 @@ def render(steps: list[Step]) -> str:
 
 
 def docs_env(demo: Demo) -> dict[str, str]:
-    """The demo catalog configured as the page says (a .pyiceberg.yaml in $PYICEBERG_HOME), and
+    """The demo catalog configured as the page says (a .pyiceberg.yaml in $PYICEBERG_HOME), with
+    the events lake (cli_support.add_events) for the translate, add-dialect and sql examples, and
     copies of the Iceberg Java corpus files in ``corpus/`` for the lint examples."""
+    add_events(demo)
     shutil.copytree(DATA / "corpus" / "iceberg-java", demo.root / "corpus")
     env = {
         k: v for k, v in demo.env.items() if not k.startswith(("PYICEBERG_CATALOG__", "PYICEBERG_DEFAULT"))

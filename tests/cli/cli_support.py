@@ -8,6 +8,7 @@ temporary folder, so the real home directory is never read.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
@@ -18,7 +19,15 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 from pyiceberg.schema import Schema
-from pyiceberg.types import DateType, IntegerType, ListType, LongType, NestedField, StringType
+from pyiceberg.types import (
+    DateType,
+    IntegerType,
+    ListType,
+    LongType,
+    NestedField,
+    StringType,
+    TimestampType,
+)
 
 from iceview.catalog.sql import SqlCatalog
 from iceview.cli import cli
@@ -45,6 +54,44 @@ USERS_SCHEMA = Schema(
     NestedField(1, "user_id", LongType(), required=True),
     NestedField(2, "tags", ListType(3, StringType(), element_required=False), required=False),
 )
+
+# the events lake (add_events): an Iceberg table and two views over it, one with Spark SQL and one
+# with Trino SQL only (as Trino would have created it)
+EVENTS = "default.events"
+BY_SOURCE = "default.events_by_source"
+SOURCE_STATS = "default.source_stats"
+EVENTS_SCHEMA = Schema(
+    NestedField(1, "event_id", LongType(), required=False),
+    NestedField(2, "event_ts", TimestampType(), required=False),
+    NestedField(3, "source", StringType(), required=False),
+)
+EVENT_ROWS = [
+    (1, datetime.datetime(2026, 11, 20, 8, 0), "web"),
+    (2, datetime.datetime(2026, 11, 20, 9, 30), "app"),
+    (3, datetime.datetime(2026, 11, 21, 10, 0), "web"),
+    (4, datetime.datetime(2026, 11, 21, 11, 0), "api"),
+    (5, datetime.datetime(2026, 11, 21, 12, 15), "web"),
+    (6, datetime.datetime(2026, 11, 22, 7, 45), "app"),
+]
+BY_SOURCE_SQL = "SELECT source, count(1) AS events, min(event_ts) AS first_seen\nFROM events\nGROUP BY source"
+BY_SOURCE_SCHEMA = Schema(
+    NestedField(1, "source", StringType(), required=False),
+    NestedField(2, "events", LongType(), required=True),
+    NestedField(3, "first_seen", TimestampType(), required=False),
+)
+SOURCE_STATS_SQL = "SELECT source, count(*) AS events, max(event_id) AS last_id\nFROM events\nWHERE event_id > 1\nGROUP BY source"
+SOURCE_STATS_SCHEMA = Schema(
+    NestedField(1, "source", StringType(), required=False),
+    NestedField(2, "events", LongType(), required=True),
+    NestedField(3, "last_id", LongType(), required=False),
+)
+# (source, events, first_seen) of BY_SOURCE and (source, events, last_id) of SOURCE_STATS, by source
+BY_SOURCE_ROWS = [
+    ("api", 1, datetime.datetime(2026, 11, 21, 11, 0)),
+    ("app", 2, datetime.datetime(2026, 11, 20, 9, 30)),
+    ("web", 3, datetime.datetime(2026, 11, 20, 8, 0)),
+]
+SOURCE_STATS_ROWS = [("api", 1, 4), ("app", 2, 6), ("web", 2, 5)]
 
 # environment variables that would change what the CLI prints or which configuration it reads
 SCRUBBED = ("FORCE_COLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
@@ -142,6 +189,50 @@ def build_demo(root: Path) -> Demo:
     return demo
 
 
+def add_events(demo: Demo) -> Demo:
+    """Add the events lake to a demo catalog: the Iceberg table ``default.events`` (6 rows, written
+    through PyIceberg), the view ``default.events_by_source`` (Spark SQL) and the view
+    ``default.source_stats`` (Trino SQL only)."""
+    import pyarrow as pa
+
+    with demo.catalog() as catalog:
+        tables = catalog.table_catalog()
+        try:
+            table = tables.create_table(EVENTS, EVENTS_SCHEMA)
+            ids, times, sources = zip(*EVENT_ROWS, strict=True)
+            table.append(
+                pa.table(
+                    {
+                        "event_id": pa.array(ids, pa.int64()),
+                        "event_ts": pa.array(times, pa.timestamp("us")),
+                        "source": pa.array(sources, pa.string()),
+                    }
+                )
+            )
+        finally:
+            tables.engine.dispose()
+        catalog.create_view(
+            BY_SOURCE,
+            schema=BY_SOURCE_SCHEMA,
+            queries={"spark": BY_SOURCE_SQL},
+            default_namespace=("default",),
+            summary={"engine-name": "Spark", "engine-version": "3.5.2"},
+        )
+        catalog.create_view(
+            SOURCE_STATS,
+            schema=SOURCE_STATS_SCHEMA,
+            queries={"trino": SOURCE_STATS_SQL},
+            default_namespace=("default",),
+            summary={"engine-name": "Trino", "engine-version": "476"},
+        )
+    return demo
+
+
+def build_lake(root: Path) -> Demo:
+    """A demo catalog with the events lake."""
+    return add_events(build_demo(root))
+
+
 def invoke(env: dict[str, str], *args: str, input: str | None = None) -> Result:
     """``iceview ARGS`` through click's CliRunner (stdout and stderr kept apart)."""
     runner = CliRunner()
@@ -157,7 +248,12 @@ def iceview_command() -> list[str]:
 
 
 def run_process(
-    env: dict[str, str], *args: str, cwd: Path, module: bool = False, input: str | None = None
+    env: dict[str, str],
+    *args: str,
+    cwd: Path,
+    module: bool = False,
+    input: str | None = None,
+    timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """``iceview ARGS`` as a real process."""
     command = [sys.executable, "-m", "iceview.cli"] if module else iceview_command()
@@ -168,7 +264,7 @@ def run_process(
         capture_output=True,
         text=True,
         input=input if input is not None else "",
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_support import CATALOG, DATA, OTHER, VIEW, Demo, error_line, invoke, parse_json
+from cli_support import CATALOG, DATA, OTHER, VIEW, Demo, build_lake, error_line, invoke, parse_json
 from click.testing import Result
 
 from iceview.cli import ExitCode
@@ -27,15 +27,28 @@ VIEW_COMMANDS: dict[str, tuple[str, ...]] = {
     "rename": ("rename", "VIEW", "renamed"),
     "drop": ("drop", "VIEW", "--yes"),
     "lint": ("lint", "VIEW"),
+    "translate": ("translate", "VIEW", "--to", "trino"),
+    "add-dialect": ("add-dialect", "VIEW", "trino", "duckdb"),
 }
 # the commands that read the view's metadata (rename and drop only touch the catalog entry)
-READERS = ["show", "history", "diff", "rollback", "set-property", "unset-property"]
+READERS = [
+    "show",
+    "history",
+    "diff",
+    "rollback",
+    "set-property",
+    "unset-property",
+    "translate",
+    "add-dialect",
+]
 # every command that needs a catalog, with arguments
 CATALOG_COMMANDS: dict[str, tuple[str, ...]] = {
     "namespaces": ("namespaces",),
     "list": ("list",),
     **{name: tuple(VIEW if a == "VIEW" else a for a in args) for name, args in VIEW_COMMANDS.items()},
     "lint --all": ("lint", "--all"),
+    "sql": ("sql", "SELECT 1"),
+    "sql --engine spark": ("sql", "SELECT 1", "--engine", "spark"),  # fails before Spark starts
 }
 # commands that accept a metadata file instead of a view
 FILE_COMMANDS: dict[str, tuple[str, ...]] = {
@@ -393,8 +406,35 @@ def test_rollback_that_would_drop_a_dialect(demo: Demo, run: Run) -> None:
         (("show", "default.`v"), "unclosed backquote"),
         (("show", "`a/b`.x"), "contains '/'"),
         (("translate", "SELECT 1"), "Missing option '--to'"),
+        (("translate", "--to", "trino"), "give a VIEW or --sql TEXT (not both)"),
+        (("translate", VIEW, "--sql", "SELECT 1", "--to", "trino"), "give a VIEW or --sql TEXT (not both)"),
+        (
+            ("translate", "SELECT 1", "--to", "trino"),
+            "'SELECT 1' is not a view name; to translate SQL text, use --sql",
+        ),
+        (
+            ("translate", "--sql", "SELECT 1", "--to", "oracle"),
+            "'oracle' is not one of 'spark', 'trino', 'duckdb'",
+        ),
+        (("translate", "--sql", "SELECT 1", "--from", "hive", "--to", "trino"), "'hive' is not one of"),
+        (
+            ("translate", VIEW, "--to", "trino", "--default-namespace", "x"),
+            "are for --sql: a view uses its own",
+        ),
+        (("translate", "--sql", "-", "--to", "trino"), "no SQL on stdin"),
         (("add-dialect", VIEW), "Missing argument 'DIALECT...'"),
+        (("add-dialect", VIEW, "trino", "oracle"), "'oracle' is not one of 'spark', 'trino', 'duckdb'"),
         (("sql", "SELECT 1", "--engine", "oracle"), "'oracle' is not one of 'duckdb', 'spark'"),
+        (("sql", "SELECT 1", "--lenient"), "--lenient needs --translate"),
+        (
+            ("sql", "CREATE VIEW default.v AS SELECT 1"),
+            "iceview sql runs queries only (SELECT, WITH, VALUES, ...), not CREATE",
+        ),
+        (("sql", "INSERT INTO default.t VALUES (1)", "--engine", "spark"), "runs queries only"),
+        (("sql", "ALTER VIEW default.v SET TBLPROPERTIES ('k' = 'v')", "--engine", "spark"), "not ALTER"),
+        (("sql", "SELECT 1; SELECT 2"), "give one query, not 2 statements"),
+        (("sql", "-"), "no query on stdin"),
+        (("sql", "SELECT 1", "-n", ""), "--namespace cannot be empty"),
         (("frobnicate",), "No such command 'frobnicate'"),
         (("--frob", "list"), "No such option '--frob'"),
     ],
@@ -404,23 +444,131 @@ def test_usage_errors(run: Run, args: tuple[str, ...], fragment: str) -> None:
     assert line.endswith("--help')")
 
 
-# ----------------------------------------------------------------------------- not available yet
+# ----------------------------------------------------------------------------- translate, add-dialect, sql
+
+
+@pytest.fixture
+def lake_run(tmp_path: Path) -> Run:
+    """The CLI against a demo catalog with the events lake (cli_support.add_events)."""
+    env = build_lake(tmp_path / "lake").env
+
+    def _run(*args: str, input: str | None = None) -> Result:
+        return invoke(env, *args, input=input)
+
+    return _run
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "fragments"),
     [
-        (("sql", "SELECT * FROM default.event_agg", "--engine", "spark"), "the Spark and DuckDB engines"),
-        (("sql", "SELECT 1", "--engine", "duckdb"), "the Spark and DuckDB engines"),
-        (("sql", "SELECT 1"), "the Spark and DuckDB engines"),
-        (("translate", "SELECT 1", "--to", "trino"), "dialect translation"),
-        (("translate", VIEW, "--from", "spark", "--to", "trino"), "dialect translation"),
-        (("add-dialect", VIEW, "trino", "duckdb"), "dialect translation"),
+        (
+            ("translate", "--sql", "SELECT hash(source) FROM events", "--to", "duckdb"),
+            ("cannot translate spark SQL to duckdb: 1 construct refused: HASH(events.source)", "[hash]"),
+        ),
+        (
+            ("translate", "--sql", "SELECT * FROM events TABLESAMPLE (10 PERCENT)", "--to", "trino"),
+            ("construct", "[tablesample]"),
+        ),
+        (
+            ("translate", "--sql", "SELECT explode_outer(array(1)) AS x", "--to", "duckdb"),
+            ("[outer-explode]",),
+        ),
+        (
+            ("translate", "--sql", "SELEC 1", "--to", "trino"),
+            ("Cannot translate spark SQL", "Invalid expression / Unexpected token"),
+        ),
+        (
+            ("translate", "--sql", "SELECT 1; SELECT 2", "--to", "trino"),
+            ("Cannot translate spark SQL",),
+        ),
+        (
+            ("translate", VIEW, "--to", "duckdb"),
+            (f"{VIEW}: cannot translate spark SQL to duckdb: 2 constructs refused", "[nested-namespace]"),
+        ),
+        (
+            ("add-dialect", VIEW, "trino"),
+            (f"{VIEW}: nothing was committed: cannot translate spark SQL to trino", "[ansi-cast]"),
+        ),
+        (
+            ("sql", "SELECT * FROM default.source_stats"),
+            (
+                "View demo.default.source_stats has no SQL for dialect duckdb (its dialects: trino)",
+                "--translate",
+            ),
+        ),
     ],
 )
-def test_not_available_yet(run: Run, args: tuple[str, ...], message: str) -> None:
-    line = fails(run(*args), ExitCode.NOT_AVAILABLE, message, "not available in this version")
-    assert line.startswith(f"iceview: {args[0]}: ")
+def test_translation_refused(lake_run: Run, args: tuple[str, ...], fragments: tuple[str, ...]) -> None:
+    fails(lake_run(*args), ExitCode.REFUSED, *fragments)
+
+
+def test_add_dialect_refused_changes_nothing(demo: Demo, run: Run) -> None:
+    before = demo.metadata_file()
+    fails(run("add-dialect", VIEW, "trino", "duckdb"), ExitCode.REFUSED, "nothing was committed")
+    assert demo.metadata_file() == before
+
+
+def test_a_dialect_the_view_does_not_have(run: Run) -> None:
+    fails(
+        run("translate", VIEW, "--from", "trino", "--to", "duckdb"),
+        ExitCode.NOT_FOUND,
+        f"{VIEW} has no SQL for dialect trino (its dialects: spark)",
+    )
+    fails(
+        run("add-dialect", VIEW, "duckdb", "--from", "trino"),
+        ExitCode.NOT_FOUND,
+        "has no SQL for dialect trino",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "fragment"),
+    [
+        (
+            ("sql", "SELECT * FROM default.nope"),
+            ExitCode.NOT_FOUND,
+            "table or view default.nope does not exist in catalog 'demo'",
+        ),
+        (
+            ("sql", "SELECT * FROM demo.default.nope"),
+            ExitCode.NOT_FOUND,
+            "table or view demo.default.nope does not exist",
+        ),
+        (
+            ("sql", "SELECT * FROM nope"),
+            ExitCode.NOT_FOUND,
+            "duckdb: Catalog Error: Table with name nope does not exist!",
+        ),
+        (
+            ("sql", "SELECT 1", "-n", "nowhere"),
+            ExitCode.NOT_FOUND,
+            "namespace nowhere does not exist in catalog 'demo'",
+        ),
+        (("sql", "SELEC 1"), ExitCode.FAILURE, "Cannot parse query: Invalid expression / Unexpected token"),
+        (
+            ("sql", "SELECT nope FROM default.events"),
+            ExitCode.FAILURE,
+            'duckdb: Binder Error: Referenced column "nope" not found',
+        ),
+        (("sql", "SELECT * FROM default.event_agg", "--translate"), ExitCode.REFUSED, "[nested-namespace]"),
+    ],
+)
+def test_sql_errors(lake_run: Run, args: tuple[str, ...], code: ExitCode, fragment: str) -> None:
+    line = fails(lake_run(*args), code, fragment)
+    assert "\n" not in line
+
+
+def test_translate_text_with_an_unavailable_named_catalog(demo: Demo, tmp_path: Path) -> None:
+    """SQL text needs no catalog, but one named with --catalog must open."""
+    fails(
+        invoke(demo.env, "translate", "--sql", "SELECT 1", "--to", "trino", "--catalog", "prod"),
+        ExitCode.CATALOG,
+        "catalog 'prod' is not configured",
+    )
+    env = {**demo.env, "PYICEBERG_CATALOG__DEMO__URI": f"sqlite:///{tmp_path}/gone/catalog.db"}
+    result = invoke(env, "translate", "--sql", "SELECT 1 AS x", "--to", "trino")
+    assert (result.exit_code, result.stdout) == (0, "SELECT 1 AS x\n")
+    assert "warning: no table schemas: catalog 'demo' has no database" in result.stderr
 
 
 # ----------------------------------------------------------------------------- --debug and surprises
@@ -460,3 +608,17 @@ def test_catalog_names_as_pyiceberg_reads_them(demo: Demo) -> None:
     assert invoke(demo.env, "list", "--catalog", CATALOG).stdout.splitlines() == [OTHER, VIEW]
     upper = invoke(demo.env, "list", "-c", "DEMO")
     assert (upper.exit_code, upper.stdout) == (0, "")
+
+
+def test_sql_with_spark_in_a_process_that_runs_spark(
+    demo: Demo, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI never borrows (and then stops) a Spark session it did not start."""
+    from pyspark.sql import SparkSession
+
+    monkeypatch.setattr(SparkSession, "getActiveSession", classmethod(lambda cls: object()))
+    fails(
+        run("sql", "SELECT 1", "--engine", "spark"),
+        ExitCode.FAILURE,
+        "the spark engine starts its own Spark, but this process already runs a Spark session",
+    )

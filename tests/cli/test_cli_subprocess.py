@@ -10,7 +10,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pytest
-from cli_support import DATA, OTHER, VIEW, Demo, build_demo, error_line, parse_json, run_process
+from cli_support import (
+    BY_SOURCE,
+    BY_SOURCE_ROWS,
+    BY_SOURCE_SQL,
+    DATA,
+    OTHER,
+    SOURCE_STATS,
+    VIEW,
+    Demo,
+    build_demo,
+    build_lake,
+    error_line,
+    parse_json,
+    run_process,
+)
 
 from iceview.cli import ExitCode
 
@@ -29,6 +43,7 @@ class Case:
     own: bool = False  # changes the catalog: runs on its own copy
     module: bool = False  # python -m iceview.cli
     yaml: bool = False  # configured by a .pyiceberg.yaml in PYICEBERG_HOME, not by variables
+    lake: bool = False  # the demo catalog with the events lake (cli_support.add_events)
 
 
 CASES: dict[str, Case] = {
@@ -49,12 +64,60 @@ CASES: dict[str, Case] = {
     ),
     "lint --all": Case(("lint", "--all"), 0, ("checked 2 views: no problems",)),
     "lint FILE": Case(("lint", CORPUS_BAD, GOLDEN), 1, ("current-version-missing", f"{GOLDEN}: ok")),
-    "translate": Case(
-        ("translate", "SELECT 1", "--to", "trino"), ExitCode.NOT_AVAILABLE, err="not available"
+    "translate --sql": Case(
+        ("translate", "--sql", BY_SOURCE_SQL, "--from", "spark", "--to", "trino"),
+        0,
+        (
+            'SELECT events.source AS source, COUNT(1) AS events, MIN(events.event_ts) AS first_seen FROM demo."default".events',
+        ),
+        lake=True,
     ),
-    "add-dialect": Case(("add-dialect", VIEW, "trino"), ExitCode.NOT_AVAILABLE, err="not available"),
-    "sql": Case(
-        ("sql", "SELECT 1", "--engine", "duckdb"), ExitCode.NOT_AVAILABLE, err="engines are not available"
+    "translate VIEW --output json": Case(
+        ("translate", SOURCE_STATS, "--to", "duckdb", "-o", "json"),
+        0,
+        ('"source": "trino"', '"refused": []'),
+        lake=True,
+    ),
+    "translate refused": Case(
+        ("translate", "--sql", "SELECT xxhash64(source) FROM events", "--to", "trino"),
+        ExitCode.REFUSED,
+        err="cannot translate spark SQL to trino: 2 constructs refused: XXHASH64(events.source)",
+        lake=True,
+    ),
+    "add-dialect": Case(
+        ("add-dialect", BY_SOURCE, "trino", "duckdb"),
+        0,
+        (f"{BY_SOURCE}: version 2 adds trino, duckdb (translated from spark)\n",),
+        own=True,
+        lake=True,
+    ),
+    "add-dialect refused": Case(
+        ("add-dialect", VIEW, "trino"),
+        ExitCode.REFUSED,
+        err=f"{VIEW}: nothing was committed: cannot translate",
+    ),
+    "sql (python -m)": Case(
+        ("sql", "SELECT * FROM source_stats ORDER BY source", "--translate"),
+        0,
+        ("source   events   last_id\n", "3 rows\n"),
+        module=True,
+        lake=True,
+    ),
+    "sql --output json": Case(
+        ("sql", f"SELECT * FROM {BY_SOURCE} ORDER BY source", "--translate", "--output", "json"),
+        0,
+        ('"first_seen": "2026-11-20T09:30:00"',),
+        lake=True,
+    ),
+    "sql unknown table": Case(
+        ("sql", "SELECT * FROM default.nope"),
+        ExitCode.NOT_FOUND,
+        err="table or view default.nope does not exist",
+    ),
+    "sql unknown dialect": Case(
+        ("sql", "SELECT 1", "--engine", "oracle"),
+        ExitCode.USAGE,
+        err="'oracle' is not one of 'duckdb', 'spark'",
     ),
     "unknown view": Case(
         ("show", "default.nope"), ExitCode.NOT_FOUND, err="view default.nope does not exist"
@@ -78,8 +141,13 @@ def processes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.
     files.mkdir()
     (files / "bad.metadata.json").write_text('{"view-uuid": ')
     (files / "bad.gz.metadata.json").write_bytes(b"\x1f\x8b not really gzip")
+    lake = build_lake(root / "lake")
     demos: dict[str, Demo] = {
-        name: build_demo(root / f"own-{i}") if case.own else shared
+        name: (build_lake if case.lake else build_demo)(root / f"own-{i}")
+        if case.own
+        else lake
+        if case.lake
+        else shared
         for i, (name, case) in enumerate(CASES.items())
     }
 
@@ -128,3 +196,8 @@ def test_process(processes: dict[str, subprocess.CompletedProcess[str]], name: s
 def test_json_from_a_process(processes: dict[str, subprocess.CompletedProcess[str]]) -> None:
     data = parse_json(processes["list --output json"].stdout)
     assert data == {"catalog": "demo", "namespace": None, "views": [OTHER, VIEW]}
+    rows = parse_json(processes["sql --output json"].stdout)
+    assert rows == [
+        {"source": source, "events": n, "first_seen": first.isoformat()}
+        for source, n, first in BY_SOURCE_ROWS
+    ]

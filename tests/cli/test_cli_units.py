@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from iceview.cli.errors import CliUsageError, ExitCode, one_line
@@ -87,3 +89,80 @@ def test_one_line() -> None:
 def test_exit_codes_are_distinct() -> None:
     assert len({int(c) for c in ExitCode}) == len(ExitCode)
     assert (ExitCode.OK, ExitCode.FAILURE, ExitCode.USAGE) == (0, 1, 2)
+
+
+def test_exit_code_for_a_refused_translation() -> None:
+    assert ExitCode.REFUSED == 7
+    assert not hasattr(ExitCode, "NOT_AVAILABLE")
+
+
+# ----------------------------------------------------------------------------- sql: engines, values
+
+
+class _SparkError(Exception):
+    """A stand-in for pyspark's captured exceptions (``getErrorClass``, message with the plan)."""
+
+    def __init__(self, error_class: str, message: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+    def getErrorClass(self) -> str:  # pyspark's name
+        return self.error_class
+
+
+def test_spark_errors_are_one_line_without_the_plan() -> None:
+    from iceview.cli.engines import _spark_error
+    from iceview.cli.errors import CliError, NotFound
+
+    missing = _spark_error(
+        _SparkError(
+            "TABLE_OR_VIEW_NOT_FOUND",
+            "[TABLE_OR_VIEW_NOT_FOUND] The table or view `nope` cannot be found.\n'UnresolvedRelation [nope]",
+        )
+    )
+    assert isinstance(missing, NotFound)
+    assert (
+        missing.format_message()
+        == "spark: [TABLE_OR_VIEW_NOT_FOUND] The table or view `nope` cannot be found."
+    )
+    syntax = _spark_error(
+        _SparkError(
+            "PARSE_SYNTAX_ERROR", "\n[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.\n== SQL =="
+        )
+    )
+    assert type(syntax) is CliError
+    assert syntax.format_message() == "spark: [PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'."
+    other = ValueError("not from Spark")
+    assert _spark_error(other) is other
+
+
+def test_spark_conf_registers_the_catalog_without_creating_tables(tmp_path: Path) -> None:
+    from iceview.catalog.sql import SqlCatalog
+    from iceview.cli.engines import _spark_conf
+
+    catalog = SqlCatalog("lake", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=f"file://{tmp_path}/wh")
+    try:
+        conf = _spark_conf(catalog)
+    finally:
+        catalog.close()
+    assert conf["spark.sql.catalog.lake"] == "org.apache.iceberg.spark.SparkCatalog"
+    assert conf["spark.sql.catalog.lake.uri"] == f"jdbc:sqlite:{tmp_path}/catalog.db"
+    assert conf["spark.sql.catalog.lake.jdbc.init-catalog-tables"] == "false"
+    assert conf["spark.sql.catalog.lake.clients"] == "1"
+
+
+def test_json_values() -> None:
+    import datetime
+    import decimal
+
+    from iceview.cli.engines import cell_text, json_value, unique_names
+
+    assert json_value(decimal.Decimal("1.50")) == "1.50"
+    assert json_value(datetime.datetime(2026, 1, 2, 3, 4, 5)) == "2026-01-02T03:04:05"
+    assert json_value(float("inf")) == "inf" and json_value(2.5) == 2.5
+    assert json_value(b"\x01\x02") == "AQI="
+    assert json_value({"a": [1, (2, None)]}) == {"a": [1, [2, None]]}
+    assert cell_text(None) is None and cell_text(False) == "false"
+    assert cell_text(datetime.datetime(2026, 1, 2, 3, 4)) == "2026-01-02 03:04:00"
+    assert cell_text({"k": [1]}) == '{"k": [1]}'
+    assert unique_names(["n", "n", "n_2", "x"]) == ["n", "n_2", "n_2_2", "x"]

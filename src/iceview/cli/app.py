@@ -11,10 +11,10 @@ from iceview.cli.context import IceviewGroup, common_options
 __all__ = ["cli"]
 
 EPILOG = """\b
-Exit codes: 0 ok; 1 lint found problems, or another failure; 2 usage error;
-3 view, namespace, version or file not found; 4 catalog not configured or
-unavailable; 5 unreadable or invalid metadata; 6 commit conflict or name taken;
-7 not available in this version.
+Exit codes: 0 ok; 1 lint found problems, a query failed, or another failure;
+2 usage error; 3 view, namespace, version, table or file not found; 4 catalog
+not configured or unavailable; 5 unreadable or invalid metadata; 6 commit
+conflict or name taken; 7 translation refused (each unsafe construct named).
 """
 
 

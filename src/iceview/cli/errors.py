@@ -23,6 +23,7 @@ from iceview.errors import (
     NoSuchTableError,
     NoSuchViewError,
     NotFoundError,
+    TranslationError,
     UnsupportedOperationError,
     ViewUUIDMismatchError,
 )
@@ -34,10 +35,11 @@ __all__ = [
     "Conflict",
     "ExitCode",
     "InvalidMetadata",
-    "NotAvailable",
     "NotFound",
+    "TranslationRefused",
     "metadata_problem",
     "one_line",
+    "refusal_message",
     "translate",
 ]
 
@@ -52,7 +54,7 @@ class ExitCode(enum.IntEnum):
     CATALOG = 4  # catalog not configured, bad configuration, no or unreachable database
     METADATA = 5  # a metadata file that cannot be read or parsed
     CONFLICT = 6  # a commit conflict, an unknown commit outcome, a name already taken
-    NOT_AVAILABLE = 7  # a command that comes in a later version
+    REFUSED = 7  # a translation refused: an unsafe construct, SQL the translator cannot handle
 
 
 def metadata_problem(error: InvalidMetadataError) -> str:
@@ -102,8 +104,11 @@ class Conflict(CliError):
     exit_code = int(ExitCode.CONFLICT)
 
 
-class NotAvailable(CliError):
-    exit_code = int(ExitCode.NOT_AVAILABLE)
+class TranslationRefused(CliError):
+    """iceview will not translate the SQL: unsafe constructs (each named), SQL it cannot parse, or
+    a view without SQL for the dialect an engine needs and no ``--translate``."""
+
+    exit_code = int(ExitCode.REFUSED)
 
 
 class CliUsageError(click.UsageError):
@@ -117,6 +122,18 @@ class CliUsageError(click.UsageError):
         click.echo(f"iceview: {self.format_message().rstrip('.')}{hint}", file=file, err=file is None)
 
 
+def refusal_message(error: TranslationError) -> str:
+    """A translation error on one line, naming every refused construct (the library's own message
+    names the first three only)."""
+    issues = getattr(error, "issues", None)
+    if not issues:
+        return str(error)
+    source, target = getattr(error, "source", "?"), getattr(error, "target", "?")
+    count = len(issues)
+    listed = "; ".join(str(issue) for issue in issues)
+    return f"cannot translate {source} SQL to {target}: {count} construct{'s' if count != 1 else ''} refused: {listed}"
+
+
 def translate(error: BaseException) -> click.ClickException:
     """The CLI error for an exception raised by the library (or anything else)."""
     if isinstance(error, click.ClickException):
@@ -126,6 +143,8 @@ def translate(error: BaseException) -> click.ClickException:
         return CliUsageError(message)
     if isinstance(error, (NoSuchViewError, NoSuchNamespaceError, NoSuchTableError)):
         return NotFound(message)
+    if isinstance(error, TranslationError):
+        return TranslationRefused(refusal_message(error))
     if isinstance(error, NotFoundError):
         return InvalidMetadata(f"cannot read view metadata: {message}")
     if isinstance(error, InvalidMetadataError):

@@ -1,6 +1,9 @@
 """``iceview add-dialect VIEW DIALECT...``: add translated SQL representations to a view.
 
-Not available yet: it comes with the cross-engine work (dialect translation with sqlglot).
+One new version (:meth:`iceview.view.View.add_dialects`): same schema, defaults and
+representations, plus the translations; its summary records ``iceview.translated-from``. Every
+dialect is checked before anything is written: when any construct is unsafe, each is named (exit 7)
+and nothing is committed.
 """
 
 from __future__ import annotations
@@ -8,14 +11,115 @@ from __future__ import annotations
 import click
 
 from iceview.cli.context import State, command, common_options, pass_state
-from iceview.cli.errors import NotAvailable
+from iceview.cli.errors import TranslationRefused
+from iceview.cli.targets import Target, load_view
+from iceview.cli.translation import DIALECTS, issues_json, issues_of, refused, run, view_source
+
+DIALECT = click.Choice(DIALECTS, case_sensitive=False)
 
 
-@command("add-dialect", "Add SQL dialects to a view (not available yet).")
+@command("add-dialect", "Add SQL dialects to a view, translated from its SQL.")
 @click.argument("view")
-@click.argument("dialects", nargs=-1, required=True, metavar="DIALECT...")
+@click.argument("dialects", nargs=-1, required=True, metavar="DIALECT...", type=DIALECT)
+@click.option(
+    "--from",
+    "from_dialect",
+    type=DIALECT,
+    help="Which of the view's SQL to translate (default: spark, else its first).",
+)
 @common_options
 @pass_state
-def add_dialect(state: State, view: str, dialects: tuple[str, ...]) -> None:
-    """Add SQL for DIALECT(s) to VIEW, translated from its current SQL (not available yet)."""
-    raise NotAvailable("add-dialect: dialect translation is not available in this version")
+def add_dialect(state: State, view: str, dialects: tuple[str, ...], from_dialect: str | None) -> None:
+    """Add SQL for each DIALECT (spark, trino, duckdb) to VIEW, translated from its current SQL, in
+    one new version that keeps the schema, the defaults and the existing SQL. Dialects the view
+    already has are left alone. If any construct cannot be translated safely, nothing is
+    committed and each is named (exit 7)."""
+    from iceview.errors import TranslationError
+
+    target = load_view(state, view)
+    assert target.view is not None
+    catalog = state.catalog()
+    before = target.metadata.current_version
+    present = {d.lower() for d in before.dialects}
+    wanted: list[str] = []
+    already: list[str] = []
+    for dialect in (d.lower() for d in dialects):
+        bucket = already if dialect in present else wanted
+        if dialect not in bucket:
+            bucket.append(dialect)
+    source = view_source(catalog, target, from_dialect)
+    out = state.out
+    if not wanted:
+        _report(state, target, before.version_id, before.version_id, [], already, source.dialect)
+        return
+
+    # check every dialect first, so that a refusal names all the unsafe constructs
+    failures: list[tuple[str, TranslationError]] = []
+    for dialect in wanted:
+        try:
+            run(source, dialect, strict=True)
+        except TranslationError as e:
+            failures.append((dialect, e))
+    if not failures:
+        try:
+            target.view.add_dialects(wanted, source=source.dialect)
+        except TranslationError as e:  # the view changed in between, and its new SQL is refused
+            failures.append((str(getattr(e, "target", "")) or ", ".join(wanted), e))
+    if failures:
+        reasons = dict.fromkeys(refused("", e).format_message() for _, e in failures)
+        message = f"{target.label}: nothing was committed: " + "; ".join(reasons)
+        if out.is_json:
+            out.json(
+                {
+                    "view": target.label,
+                    "changed": False,
+                    "version-id": before.version_id,
+                    "translated-from": source.dialect,
+                    "refused": {dialect: issues_json(issues_of(e)) for dialect, e in failures},
+                    "error": TranslationRefused(message).format_message(),
+                    "metadata-file": target.metadata.metadata_file_location,
+                }
+            )
+            click.get_current_context().exit(TranslationRefused.exit_code)
+        raise TranslationRefused(message)
+
+    after = target.view.metadata.current_version
+    added = [d for d in after.dialects if d.lower() not in present]
+    _report(state, target, before.version_id, after.version_id, added, already, source.dialect)
+
+
+def _report(
+    state: State,
+    target: Target,
+    before: int,
+    after: int,
+    added: list[str],
+    already: list[str],
+    source: str,
+) -> None:
+    out = state.out
+    view = target.view
+    location = view.metadata_location if view is not None else target.metadata.metadata_file_location
+    if out.is_json:
+        out.json(
+            {
+                "view": target.label,
+                "changed": bool(added),
+                "previous-version-id": before,
+                "version-id": after,
+                "added": added,
+                "already-present": already,
+                "translated-from": source if added else None,
+                "metadata-file": location,
+            }
+        )
+        return
+    had = f"{'it already had' if added else 'it already has'} {', '.join(already)}"
+    if not added:
+        out.line((target.label, "bold cyan"), f": {had}; nothing changed")
+        return
+    tail = f"; {had}" if already else ""
+    out.line(
+        (target.label, "bold cyan"),
+        f": version {after} adds {', '.join(added)} (translated from {source}){tail}",
+    )

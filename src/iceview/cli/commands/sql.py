@@ -1,23 +1,141 @@
-"""``iceview sql "..." --engine duckdb|spark``: run a query that may read views.
+"""``iceview sql "QUERY" [--engine duckdb|spark] [--translate]``: run a query over the catalog's
+views and tables, and print the rows (a table; ``--output json``: a list of row objects).
 
-Not available yet: the Spark and DuckDB engines come with the PySpark and cross-engine work.
+Queries only: the command never changes the catalog. See :mod:`iceview.cli.engines` for how each
+engine reads the catalog.
 """
 
 from __future__ import annotations
 
+import decimal
+import logging
+
 import click
+from rich.table import Table
+from rich.text import Text
 
 from iceview.cli.context import State, command, common_options, pass_state
-from iceview.cli.errors import NotAvailable
+from iceview.cli.engines import ENGINES, Result, cell_text, json_value, run_duckdb, run_spark, unique_names
+from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused
+from iceview.cli.names import format_name, parse_namespace
+from iceview.cli.output import table
+from iceview.cli.translation import read_text, refused, warn
+from iceview.errors import TranslationError
 
-ENGINES = ("duckdb", "spark")
 
-
-@command("sql", "Run SQL with Spark or DuckDB (not available yet).")
+@command("sql", "Run a query over the catalog's views with DuckDB or Spark.")
 @click.argument("query")
-@click.option("--engine", type=click.Choice(ENGINES), help="The engine that runs the query.")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES, case_sensitive=False),
+    default="duckdb",
+    show_default=True,
+    help="duckdb (in this process) or spark (a local Spark with Iceberg's runtime; ~10 s to start).",
+)
+@click.option(
+    "--translate",
+    "translate_views",
+    is_flag=True,
+    help="Read views that have no SQL for the engine's dialect by translating their SQL.",
+)
+@click.option(
+    "--lenient", is_flag=True, help="With --translate: translate unsafe constructs too, with warnings."
+)
+@click.option(
+    "--namespace",
+    "-n",
+    metavar="NS",
+    help="The current namespace: where names without one are looked up (default: default).",
+)
 @common_options
 @pass_state
-def sql(state: State, query: str, engine: str | None) -> None:
-    """Run QUERY with the Spark or DuckDB engine, reading the catalog's views (not available yet)."""
-    raise NotAvailable("sql: the Spark and DuckDB engines are not available in this version")
+def sql(
+    state: State, query: str, engine: str, translate_views: bool, lenient: bool, namespace: str | None
+) -> None:
+    """Run QUERY ('-': read it from stdin) with DuckDB or Spark over the views and tables of the
+    catalog, and print the rows. Views are read from their SQL for the engine's dialect (duckdb or
+    spark); with --translate, a view without one is read by translating another (refused, exit 7,
+    when a construct could change the results). QUERY is in the engine's dialect and must be a
+    query: iceview sql does not change the catalog."""
+    ctx = click.get_current_context()
+    engine = engine.lower()
+    if lenient and not translate_views:
+        raise CliUsageError("--lenient needs --translate", ctx)
+    text = read_text(query, "query")
+    _require_query(text, engine, ctx)
+    levels = parse_namespace(namespace) if namespace is not None else ("default",)
+    if not levels:
+        raise CliUsageError("--namespace cannot be empty", ctx)
+    catalog = state.catalog()
+    if namespace is not None and not catalog.namespace_exists(levels):
+        raise NotFound(f"namespace {format_name(levels)} does not exist in catalog {catalog.name!r}")
+    strict = not lenient
+    try:
+        if engine == "spark":
+            result = run_spark(
+                catalog, text, levels, translate=translate_views, strict=strict, debug=state.debug
+            )
+        else:
+            result = run_duckdb(catalog, text, levels, translate=translate_views, strict=strict)
+    except TranslationError as e:
+        if getattr(e, "issues", None):
+            raise refused("", e) from e
+        message = str(e).replace("; pass translate=True to translate another one", "")
+        if not translate_views and "has no SQL for dialect" in message:
+            message += "; use --translate to read it by translating its SQL"
+        raise TranslationRefused(message) from e
+    _print(state, result)
+    for issue in result.warnings:
+        warn(f"unsafe translation: {issue}")
+
+
+def _require_query(text: str, engine: str, ctx: click.Context) -> None:
+    """Refuse statements other than one query (CREATE, INSERT, ALTER, CALL, ...). SQL that does not
+    parse is left to the engine, which says what is wrong with it."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # "falling back to parsing as a 'Command'"
+    try:
+        statements = [s for s in sqlglot.parse(text, read=engine) if s is not None]
+    except SqlglotError:
+        return
+    finally:
+        logger.setLevel(level)
+    if len(statements) > 1:
+        raise CliUsageError(f"give one query, not {len(statements)} statements", ctx)
+    if statements and not isinstance(statements[0], (exp.Query, exp.Values)):
+        kind = text.split(None, 1)[0].upper() if text.split() else "?"
+        raise CliUsageError(
+            f"iceview sql runs queries only (SELECT, WITH, VALUES, ...), not {kind}: it does not change the catalog",
+            ctx,
+        )
+
+
+def _print(state: State, result: Result) -> None:
+    out = state.out
+    if out.is_json:
+        names = unique_names(result.columns)
+        out.json([{name: json_value(v) for name, v in zip(names, row, strict=True)} for row in result.rows])
+        return
+    grid: Table = table(*result.columns)
+    for i, column in enumerate(grid.columns):
+        if _numeric([row[i] for row in result.rows]):
+            column.justify = "right"
+    for row in result.rows:
+        cells = [cell_text(v) for v in row]
+        grid.add_row(*(Text("NULL", style="dim") if c is None else c for c in cells))
+    if result.columns:
+        out.print(grid)
+    count = len(result.rows)
+    out.line((f"{count} row{'' if count == 1 else 's'}", "dim"))
+
+
+def _numeric(values: list[object]) -> bool:
+    present = [v for v in values if v is not None]
+    return bool(present) and all(
+        isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool) for v in present
+    )

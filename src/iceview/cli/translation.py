@@ -1,0 +1,185 @@
+"""What ``translate``, ``add-dialect`` and ``sql --translate`` share: choosing the SQL to start
+from, the names and schemas :func:`iceview.sql.translate` needs, and refusals as text and JSON.
+
+A view is translated exactly as :meth:`iceview.view.View.add_dialects` translates it (the same
+source representation, defaults, known catalogs and relation schemas), so ``iceview translate VIEW
+--to trino`` prints the SQL that ``iceview add-dialect VIEW trino`` would store.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused, one_line, refusal_message
+
+if TYPE_CHECKING:
+    from pyiceberg.schema import Schema
+
+    from iceview.catalog.base import Catalog
+    from iceview.cli.targets import Target
+    from iceview.errors import TranslationError
+    from iceview.spec import SQLRepresentation
+    from iceview.sql import Translation, TranslationIssue
+
+__all__ = [
+    "DIALECTS",
+    "Source",
+    "issues_json",
+    "issues_of",
+    "read_text",
+    "refused",
+    "relation_schemas",
+    "run",
+    "source_representation",
+    "text_source",
+    "view_source",
+    "warn",
+]
+
+DIALECTS = ("spark", "trino", "duckdb")  # iceview.sql.translate.DIALECTS, without importing sqlglot
+
+
+@dataclass(frozen=True)
+class Source:
+    """SQL to translate, with what :func:`iceview.sql.translate` needs to know about it."""
+
+    sql: str
+    dialect: str
+    default_catalog: str
+    default_namespace: tuple[str, ...]
+    known_catalogs: frozenset[str]
+    schemas: Mapping[tuple[str, ...], Schema] | None
+
+
+def warn(message: str) -> None:
+    """``iceview: warning: ...`` on stderr, after what is already on stdout."""
+    sys.stdout.flush()
+    click.echo(f"iceview: warning: {one_line(message)}", err=True)
+
+
+def read_text(value: str, what: str) -> str:
+    """An argument, or stdin when it is ``-``."""
+    if value != "-":
+        return value
+    text = sys.stdin.read()
+    if not text.strip():
+        raise CliUsageError(f"no {what} on stdin", click.get_current_context())
+    return text
+
+
+def relation_schemas(
+    catalog: Catalog | None,
+    sql: str,
+    dialect: str,
+    *,
+    default_catalog: str | None,
+    default_namespace: Sequence[str],
+) -> Mapping[tuple[str, ...], Schema] | None:
+    """The schemas of the catalog's tables and views that ``sql`` reads (``None`` without a catalog
+    that knows them). SQL that does not parse gets none: :func:`iceview.sql.translate` then says
+    why it cannot translate it."""
+    from iceview.catalog.base import MetastoreViewCatalog
+    from iceview.errors import SQLParseError
+
+    if not isinstance(catalog, MetastoreViewCatalog):
+        return None
+    try:
+        return catalog.relation_schemas(
+            sql, dialect, default_catalog=default_catalog, default_namespace=default_namespace
+        )
+    except SQLParseError:
+        return None
+
+
+def source_representation(target: Target, dialect: str | None) -> SQLRepresentation:
+    """The representation of the view's current version to translate: ``dialect``'s, else
+    ``spark``'s, else the first (as :meth:`~iceview.view.View.add_dialects` chooses)."""
+    from iceview.catalog.base import source_representation as first_choice
+    from iceview.spec import SQLRepresentation
+
+    current = target.metadata.current_version
+    reps = [r for r in current.representations if isinstance(r, SQLRepresentation)]
+    if not reps:
+        raise TranslationRefused(f"{target.label} has no SQL representation to translate")
+    if dialect is None:
+        return first_choice(reps)
+    for rep in reps:
+        if rep.dialect.lower() == dialect.lower():
+            return rep
+    have = ", ".join(r.dialect for r in reps)
+    raise NotFound(f"{target.label} has no SQL for dialect {dialect} (its dialects: {have})")
+
+
+def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source:
+    """The current SQL of a catalog view, with the view's defaults and the schemas of what it
+    reads."""
+    rep = source_representation(target, dialect)
+    version = target.metadata.current_version
+    default_catalog = version.default_catalog or catalog.name
+    namespace = tuple(version.default_namespace)
+    return Source(
+        sql=rep.sql,
+        dialect=rep.dialect.lower(),
+        default_catalog=default_catalog,
+        default_namespace=namespace,
+        known_catalogs=frozenset({catalog.name, default_catalog}),
+        schemas=relation_schemas(
+            catalog,
+            rep.sql,
+            rep.dialect.lower(),
+            default_catalog=version.default_catalog,
+            default_namespace=namespace,
+        ),
+    )
+
+
+def text_source(
+    catalog: Catalog | None, sql: str, dialect: str, default_catalog: str, default_namespace: tuple[str, ...]
+) -> Source:
+    """SQL text, named relative to ``default_catalog`` and ``default_namespace``."""
+    return Source(
+        sql=sql,
+        dialect=dialect,
+        default_catalog=default_catalog,
+        default_namespace=default_namespace,
+        known_catalogs=frozenset({default_catalog} | ({catalog.name} if catalog is not None else set())),
+        schemas=relation_schemas(
+            catalog, sql, dialect, default_catalog=default_catalog, default_namespace=default_namespace
+        ),
+    )
+
+
+def run(source: Source, target: str, *, strict: bool) -> Translation:
+    """Translate; raises :class:`~iceview.errors.TranslationError` (``UnsafeTranslationError`` with
+    the issues when strict)."""
+    from iceview.sql import translate
+
+    return translate(
+        source.sql,
+        source.dialect,
+        target,
+        default_catalog=source.default_catalog,
+        default_namespace=source.default_namespace,
+        strict=strict,
+        known_catalogs=source.known_catalogs,
+        schemas=source.schemas,
+    )
+
+
+def issues_json(issues: Sequence[TranslationIssue]) -> list[dict[str, str]]:
+    return [{"code": i.code, "construct": i.construct, "reason": i.reason} for i in issues]
+
+
+def issues_of(error: TranslationError) -> tuple[TranslationIssue, ...]:
+    found: Any = getattr(error, "issues", ())
+    return tuple(found)
+
+
+def refused(prefix: str, error: TranslationError) -> TranslationRefused:
+    """The CLI error for a refused translation: every construct, on one line."""
+    return TranslationRefused(f"{prefix}{refusal_message(error)}")
