@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from iceview.spark.types import spark_simple_string
 from iceview.spec import ViewMetadata
+from iceview.spec.builder import java_string_hash
 from iceview.sql._text import spark_quote_if_needed
 
 __all__ = [
@@ -72,14 +73,6 @@ def filter_pattern(names: Sequence[str], pattern: str) -> list[str]:
 # ----------------------------------------------------------------------------- properties
 
 
-def _java_string_hash(text: str) -> int:
-    data = text.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + int.from_bytes(data[i : i + 2], "big")) & 0xFFFFFFFF
-    return h
-
-
 def _scala_improve(h: int) -> int:
     m = 0xFFFFFFFF
     h = (h + (~(h << 9) & m)) & m
@@ -94,7 +87,7 @@ def scala_hashmap_order(keys: Sequence[str]) -> list[str]:
     than four entries."""
 
     def chunks(key: str) -> tuple[int, ...]:
-        h = _scala_improve(_java_string_hash(key))
+        h = _scala_improve(java_string_hash(key))
         return tuple((h >> (5 * i)) & 31 for i in range(7))
 
     return sorted(keys, key=chunks)

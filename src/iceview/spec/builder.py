@@ -55,6 +55,7 @@ __all__ = [
     "VERSION_HISTORY_SIZE_DEFAULT",
     "ViewMetadataBuilder",
     "java_hash_set_order",
+    "java_string_hash",
 ]
 
 INITIAL_SCHEMA_ID = 0
@@ -79,7 +80,7 @@ def java_parse_int(value: str) -> int:
     raise InvalidArgumentError(f'For input string: "{value}"')
 
 
-def _java_string_hash(s: str) -> int:
+def java_string_hash(s: str) -> int:
     """``String.hashCode`` (over UTF-16 code units), as an unsigned 32-bit value."""
     data = s.encode("utf-16-le")
     h = 0
@@ -97,7 +98,7 @@ def java_hash_set_order(values: Iterable[str]) -> list[str]:
         capacity *= 2
 
     def bucket(s: str) -> int:
-        h = _java_string_hash(s)
+        h = java_string_hash(s)
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return sorted(unique, key=bucket)  # sorted is stable: ties keep insertion order
