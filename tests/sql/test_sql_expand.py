@@ -470,3 +470,35 @@ def test_qualified_star_is_rewritten(views: Views) -> None:
     out = run(views, "SELECT db.v1.*, v1.* FROM db.v1")
     assert out.startswith("SELECT `v1`.*, v1.* FROM (")
     parse_back(out)
+
+
+def test_parses_each_text_once_and_qualifies_it_each_time(views: Views) -> None:
+    """What expansion takes from a parse is cached per text; names are still qualified (and views
+    still resolved) on every call, with each call's defaults."""
+    from iceview.sql import _analysis
+
+    sql = "SELECT label FROM v1 JOIN events ON true /* parse-once */"
+    _analysis._analyse.cache_clear()
+    first = run(views, sql)
+    misses = _analysis._analyse.cache_info().misses
+    assert misses == 2  # the query and v1's SQL
+    assert run(views, sql) == first
+    assert _analysis._analyse.cache_info().misses == misses
+    # the same text in another namespace: v1 is not a view there, events is another table
+    elsewhere = run(views, sql, ("other",))
+    assert "prod.other.v1" not in elsewhere and "FROM v1 JOIN events" in elsewhere
+    assert run(views, sql.replace("FROM v1", "FROM db.v1"), ("other",)).count("prod.db.events") == 1
+    # a view changed under the same query is seen at once
+    views.add("prod.db.v1", "SELECT 'x', 7", [("label", StringType()), ("ident", LongType())])
+    assert "SELECT 'x', 7" in run(views, sql)
+
+
+def test_parse_errors_are_not_cached_and_name_their_sql(views: Views) -> None:
+    views.add("prod.db.broken", "SELECT FROM WHERE (", [("a", StringType())])
+    for _ in range(2):
+        with pytest.raises(SQLParseError, match="Cannot parse query"):
+            run(views, "SELECT FROM WHERE (")
+        with pytest.raises(
+            ViewExpansionError, match=r"Invalid SQL in view prod\.db\.broken: Cannot parse view SQL"
+        ):
+            run(views, "SELECT * FROM broken")

@@ -40,23 +40,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pyiceberg.schema import Schema
-from sqlglot import exp
-from sqlglot.tokenizer_core import Token, TokenType
+from sqlglot.tokenizer_core import TokenType
 
 from iceview.errors import SQLParseError, TranslationError, ViewCycleError, ViewExpansionError
 from iceview.spec import ViewMetadata
+from iceview.sql._analysis import Analysis, analyse, static_column_count
 from iceview.sql._text import (
     Edit,
     apply_edits,
     leading_words,
-    parse_with_tokens,
     quote_identifier,
     render_name,
     spark_quote_if_needed,
     tokenize,
 )
 from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify_parts
-from iceview.sql.references import name_span, relation_nodes, table_identifiers
 from iceview.sql.types import TypeNamer, type_namer
 
 __all__ = [
@@ -127,63 +125,6 @@ class ResolvedView:
 
 Resolver = Callable[[tuple[str, ...]], "ResolvedView | None"]
 """Given a qualified relation name (catalog first), the view it names, or ``None`` if it is not a view."""
-
-
-# --------------------------------------------------------------------------------------------------
-# static width
-
-_GENERATORS = frozenset(
-    {
-        "explode",
-        "explode_outer",
-        "posexplode",
-        "posexplode_outer",
-        "inline",
-        "inline_outer",
-        "stack",
-        "json_tuple",
-        "unnest",
-        "columns",
-    }
-)
-
-
-def _func_name(e: exp.Expr) -> str | None:
-    if isinstance(e, exp.Anonymous):
-        return e.name.lower()
-    if isinstance(e, exp.Func):
-        return e.sql_name().lower()
-    return None
-
-
-def static_column_count(tree: exp.Expr) -> int | None:
-    """The number of columns a query returns if it can be seen in the SQL alone: ``None`` when a
-    projection is ``*``/``t.*`` or an unaliased generator (``explode``, ``inline``, ...) whose
-    width depends on types."""
-    q = tree
-    while isinstance(q, exp.Subquery):
-        q = q.this
-    if isinstance(q, exp.SetOperation):
-        return None if q.args.get("by_name") else static_column_count(q.this)
-    if isinstance(q, exp.Values):
-        first = q.expressions[0] if q.expressions else None
-        return len(first.expressions) if isinstance(first, exp.Tuple) else (1 if first is not None else None)
-    if not isinstance(q, exp.Select):
-        return None
-    n = 0
-    for e in q.expressions:
-        if isinstance(e, exp.Aliases):
-            n += len(e.expressions)
-            continue
-        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
-            return None
-        if isinstance(e, exp.Alias):
-            n += 1
-            continue
-        if _func_name(e) in _GENERATORS:
-            return None
-        n += 1
-    return n
 
 
 # --------------------------------------------------------------------------------------------------
@@ -278,6 +219,14 @@ class ViewExpander:
             sql, self.dialect, current_catalog, tuple(current_namespace), chain=(), outer=True
         ).text
 
+    def is_query(self, sql: str) -> bool:
+        """Whether ``sql`` is a plain query (``SELECT``, a set operation, ...), whose analysis by
+        the engine has no side effects. Raises :class:`~iceview.errors.SQLParseError` if it does
+        not parse."""
+        if _statement_prefix(sql, self.dialect):
+            return False
+        return analyse(sql, self.dialect, what="query", case_sensitive=self.case_sensitive).is_query
+
     def view_query(self, view: ResolvedView) -> str:
         """A ``SELECT`` of the view's columns, expanded: what reading the view returns."""
         run = _Run(self)
@@ -310,13 +259,11 @@ class ViewExpander:
             path: tuple[tuple[str, ...], ...],
             outer: bool,
         ) -> tuple[tuple[str, ...], ...] | None:
-            tree, _ = parse_with_tokens(text, d, what="view SQL" if not outer else "query")
-            for node, is_cte in relation_nodes(tree, case_sensitive=self.case_sensitive):
-                if is_cte:
-                    continue
-                idents = table_identifiers(node)
-                assert idents is not None
-                written = tuple(i.name for i in idents)
+            analysis = analyse(
+                text, d, what="view SQL" if not outer else "query", case_sensitive=self.case_sensitive
+            )
+            for rel in analysis.relations:
+                written = rel.written
                 if outer and self.is_shadowed is not None and self.is_shadowed(written):
                     continue
                 q = qualify_parts(
@@ -430,22 +377,20 @@ class _Run:
         outer: bool,
     ) -> _Rewritten:
         x = self.x
-        tree, tokens = parse_with_tokens(sql, dialect, what="query" if outer else "view SQL")
+        analysis = analyse(
+            sql, dialect, what="query" if outer else "view SQL", case_sensitive=x.case_sensitive
+        )
         edits: list[Edit] = []
         # names of views expanded without an alias: the qualifiers their columns may be written with
         unaliased: list[tuple[tuple[str, ...], str]] = []
-        for node, is_cte in relation_nodes(tree, case_sensitive=x.case_sensitive):
-            if is_cte:
-                continue
-            idents = table_identifiers(node)
-            assert idents is not None
-            written = tuple(i.name for i in idents)
+        for rel in analysis.relations:
+            written = rel.written
             if outer and x.is_shadowed is not None and x.is_shadowed(written):
                 continue
             qualified = qualify_parts(
                 written, default_catalog=catalog, default_namespace=namespace, known_catalogs=x.is_catalog
             )
-            start, end = name_span(idents)
+            start, end = rel.start, rel.end
             view = self.resolve(qualified)
             if view is None:
                 new_name: Sequence[str] | None = x.map_table(qualified) if x.map_table is not None else None
@@ -458,32 +403,29 @@ class _Run:
                         )
                     edits.append((start, end, render_name(tuple(new_name), x.dialect)))
                 continue
-            if start is None or end is None:
+            if start is None or end is None or rel.alias_at is None:
                 raise ViewExpansionError(
                     f"Cannot expand view {'.'.join(written)}: its position in the SQL is unknown"
                 )
-            if node.args.get("version") is not None:
+            if rel.versioned:
                 raise ViewExpansionError(f"Cannot time travel view {'.'.join(view.name)}")
             subquery = "(" + self.view_select(view, chain=chain) + ")"
-            if node.alias:
+            if rel.aliased:
                 edits.append((start, end, subquery))
             else:
                 alias = written[-1]
-                alias_at = _after_sample(tokens, end) if _sample_before_alias(x.dialect) else end
-                if alias_at == end:
+                if rel.alias_at == end:
                     edits.append((start, end, f"{subquery} AS {self.q(alias)}"))
                 else:
                     edits.append((start, end, subquery))
-                    edits.append((alias_at, alias_at, f" AS {self.q(alias)}"))
+                    edits.append((rel.alias_at, rel.alias_at, f" AS {self.q(alias)}"))
                 unaliased.append((written if outer else qualified, alias))
         if unaliased:
-            edits.extend(self._column_edits(tree, unaliased))
+            edits.extend(self._column_edits(analysis, unaliased))
         if outer:
             return _Rewritten(apply_edits(sql, edits), None)
         # a view body sits in parentheses: drop trailing semicolons and comments
-        last = next((t for t in reversed(tokens) if t.token_type != TokenType.SEMICOLON), None)
-        cut = last.end + 1 if last is not None else len(sql)
-        return _Rewritten(apply_edits(sql[:cut], edits), static_column_count(tree))
+        return _Rewritten(apply_edits(sql[: analysis.cut], edits), analysis.width)
 
     def view_select(self, view: ResolvedView, *, chain: tuple[tuple[str, ...], ...]) -> str:
         x = self.x
@@ -538,61 +480,20 @@ class _Run:
         except SQLParseError as e:
             raise ViewExpansionError(f"Invalid SQL in view {'.'.join(view.name)}: {e}") from e
 
-    def _column_edits(self, tree: exp.Expr, unaliased: list[tuple[tuple[str, ...], str]]) -> list[Edit]:
+    def _column_edits(self, analysis: Analysis, unaliased: list[tuple[tuple[str, ...], str]]) -> list[Edit]:
         """``ns.v.col`` → ``v.col`` for views replaced by a subquery aliased ``v``."""
-
-        def norm(parts: Sequence[str]) -> tuple[str, ...]:
-            return tuple(parts) if self.x.case_sensitive else tuple(p.lower() for p in parts)
-
-        names = [(norm(parts), alias) for parts, alias in unaliased]
+        if self.x.case_sensitive:
+            names = [(parts, alias) for parts, alias in unaliased]
+        else:
+            names = [(tuple(p.lower() for p in parts), alias) for parts, alias in unaliased]
         edits: list[Edit] = []
-        for col in tree.find_all(exp.Column):
-            idents = [p for p in col.parts if isinstance(p, exp.Identifier)]
-            # ns.v.col has the qualifier ns.v; so has ns.v.*
-            qualifier = idents if isinstance(col.this, exp.Star) else idents[:-1]
-            if len(qualifier) < 2 or len(qualifier) != len(col.parts) - 1:
-                continue
-            key = norm([i.name for i in qualifier])
+        for qualifier in analysis.qualifiers:
+            key = qualifier.key
             for parts, alias in names:
                 if len(key) <= len(parts) and parts[-len(key) :] == key:
-                    start, end = name_span(qualifier)
-                    if start is not None and end is not None:
-                        edits.append((start, end, self.q(alias)))
+                    edits.append((qualifier.start, qualifier.end, self.q(alias)))
                     break
         return edits
-
-
-def _sample_before_alias(dialect: str) -> bool:
-    """Spark's grammar puts ``TABLESAMPLE`` between a subquery and its alias; DuckDB's after it."""
-    return dialect.lower() in ("spark", "spark2", "databricks", "hive")
-
-
-def _after_sample(tokens: list[Token], end: int) -> int:
-    """Where an alias goes after a table name ending at ``end``: after a ``TABLESAMPLE (...)
-    [REPEATABLE (...)]`` clause, which Spark wants before the alias of a subquery."""
-    i = next((k for k, t in enumerate(tokens) if t.end + 1 == end), None)
-    if i is None:
-        return end
-    pos = end
-    i += 1
-    while i < len(tokens) and tokens[i].text.upper() in ("TABLESAMPLE", "REPEATABLE"):
-        j = i + 1
-        if j >= len(tokens) or tokens[j].token_type != TokenType.L_PAREN:
-            break
-        depth = 0
-        while j < len(tokens):
-            if tokens[j].token_type == TokenType.L_PAREN:
-                depth += 1
-            elif tokens[j].token_type == TokenType.R_PAREN:
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        if j >= len(tokens):
-            break
-        pos = tokens[j].end + 1
-        i = j + 1
-    return pos
 
 
 # --------------------------------------------------------------------------------------------------
