@@ -17,7 +17,9 @@ which work the same on classic Spark and on Spark Connect.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -178,10 +180,15 @@ class _Call:
     """What one statement learns from Spark, asked for at most once."""
 
     views: SparkViews
+    defer_shadowing: bool = False
+    """Expand as if no temporary view shadows a view, and list in :attr:`deferred` the names whose
+    check (:meth:`check_shadowed`) was put off."""
+    deferred: list[tuple[str, ...]] = field(default_factory=list)
     _current: tuple[str, tuple[str, ...]] | None = None
     _temp_views: frozenset[tuple[str, str]] | None = None
     _catalogs: dict[str, bool] = field(default_factory=dict)
     _resolved: dict[tuple[str, ...], ResolvedView | None] = field(default_factory=dict)
+    _shadowed: dict[tuple[str, ...], bool] = field(default_factory=dict)
 
     @property
     def current(self) -> tuple[str, tuple[str, ...]]:
@@ -225,15 +232,33 @@ class _Call:
         return self._resolved[qualified]
 
     def is_shadowed(self, written: tuple[str, ...]) -> bool:
-        # only names that would otherwise be one of our views need the temp-view listing
+        # a temporary view is written `v` (local) or `global_temp.v` (global)
         if len(written) > 2:
             return False
+        if len(written) == 2 and written[0].lower() != self.views._global_temp_db().lower():
+            return False
+        # only names that would otherwise be one of our views need asking Spark
         if self.resolve(self.qualify(written)) is None:
             return False
-        # cheap first: Spark's tableExists is false unless a temporary view (or a table) has the name
-        if not self.views._may_be_temp_view(written):
+        known = self._shadowed.get(written)
+        if known is not None:
+            return known
+        if self.defer_shadowing:
+            if written not in self.deferred:
+                self.deferred.append(written)
             return False
-        return self.is_temp_view(written)
+        return self.check_shadowed(written)
+
+    def check_shadowed(self, written: tuple[str, ...]) -> bool:
+        """Ask Spark whether a temporary view has the name ``written``; the answer is kept."""
+        # cheap first: Spark's tableExists is false unless a temporary view (or a table) has the name
+        found = self.views._may_be_temp_view(written) and self.is_temp_view(written)
+        self._shadowed[written] = found
+        return found
+
+    def check_all_shadowed(self, names: Sequence[tuple[str, ...]]) -> bool:
+        """:meth:`check_shadowed` for every name (all are answered); whether any is shadowed."""
+        return any([self.check_shadowed(n) for n in names])  # a list: every name is asked
 
     def map_table(self, qualified: tuple[str, ...]) -> Sequence[str] | None:
         """Virtual catalog only: tables named in our catalog live in the table catalog."""
@@ -315,6 +340,8 @@ class SparkViews:
         self._registered: bool | None = None
         self._empty: DataFrame | None = None
         self._global_temp: str | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def __repr__(self) -> str:
         mode = "registered" if self.registered else "virtual"
@@ -491,16 +518,55 @@ class SparkViews:
     def _run(
         self, text: str, call: _Call, args: Any = None, kwargs: Mapping[str, Any] | None = None
     ) -> DataFrame:
+        """Expand ``text`` and hand it to Spark.
+
+        Whether a temporary view shadows one of our views is a Spark round trip that costs about
+        as much as Spark loading the view (for a name that is no temporary view, Spark looks it up
+        in the catalog too). For a plain query, whose analysis has no side effects, iceview
+        therefore expands as if nothing were shadowed and asks Spark in a second thread while Spark
+        analyses the expansion; in the rare case that a temporary view does shadow a view, that
+        analysis is thrown away and the query is expanded again. Other statements ask first."""
+
+        def run(sql: str) -> DataFrame:
+            if args is not None:
+                return self.spark.sql(sql, args, **(kwargs or {}))
+            return self.spark.sql(sql, **(kwargs or {}))
+
+        call.defer_shadowing = True
+        expanded = self._expand(text, call)
+        pending, call.deferred = call.deferred, []
+        call.defer_shadowing = False
+        if not pending:
+            return run(expanded)
+        if call.expander().is_query(text):
+            check = self._pool().submit(call.check_all_shadowed, pending)
+            try:
+                speculative = run(expanded)
+            except Exception:
+                if not check.result():
+                    raise
+            else:
+                if not check.result():
+                    return speculative
+        elif not call.check_all_shadowed(pending):
+            return run(expanded)
+        return run(self._expand(text, call))
+
+    @staticmethod
+    def _expand(text: str, call: _Call) -> str:
         try:
-            expanded = call.expand(text)
+            return call.expand(text)
         except SQLParseError:
             words = leading_words(text, 1)
             if words and (words[0] in _QUERY_WORDS or text.lstrip().startswith("(")):
                 raise
-            expanded = text  # a command sqlglot does not know: Spark's business
-        if args is not None:
-            return self.spark.sql(expanded, args, **(kwargs or {}))
-        return self.spark.sql(expanded, **(kwargs or {}))
+            return text  # a command sqlglot does not know: Spark's business
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="iceview-spark")
+            return self._executor
 
     # ------------------------------------------------------------------ USE
 

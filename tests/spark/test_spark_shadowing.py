@@ -1,0 +1,122 @@
+"""A temporary view hides a view of the same name, as in Iceberg-Spark, however SparkViews asks.
+
+For a plain query, SparkViews expands as if nothing were shadowed and asks Spark about temporary
+views in a second thread while Spark analyses the expansion (the question costs about as much as
+loading the view); other statements ask first. These tests hold both paths to Iceberg-Spark's
+answers, including a query whose unshadowed expansion fails analysis.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conftest import CATALOG, Lake
+
+pytestmark = [pytest.mark.java, pytest.mark.postgres]
+
+
+def rows(df: Any) -> list[dict[str, Any]]:
+    return [r.asDict(recursive=True) for r in df.collect()]
+
+
+@pytest.fixture
+def shadowed(lake: Lake) -> Iterator[Lake]:
+    """Views ``sh_v`` (the events' ids) and ``sh_outer`` (over ``sh_v``) in ``sv.db``, the session
+    in ``sv.db``, and a temporary view ``sh_v`` with one column ``x`` = 42."""
+    views, spark = lake.views, lake.spark
+    spark.sql(f"USE {CATALOG}.db")
+    views.sql("CREATE OR REPLACE VIEW sh_v AS SELECT id FROM events")
+    views.sql("CREATE OR REPLACE VIEW sh_outer AS SELECT id FROM sh_v")
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW sh_v AS SELECT 42 AS x")
+    try:
+        yield lake
+    finally:
+        spark.sql("DROP VIEW IF EXISTS sh_v")  # the temporary view
+        spark.sql(f"USE {CATALOG}.db")
+        views.sql("DROP VIEW IF EXISTS sh_outer")
+        views.sql("DROP VIEW IF EXISTS sh_v")
+        spark.sql(f"DROP TABLE IF EXISTS {CATALOG}.db.sh_sink")
+
+
+def test_a_temporary_view_shadows_a_view_in_a_query(shadowed: Lake) -> None:
+    views, spark = shadowed.views, shadowed.spark
+    # the expansion of the view has no column x: the speculative analysis fails, the answer stands
+    assert rows(views.sql("SELECT x FROM sh_v")) == [{"x": 42}] == rows(spark.sql("SELECT x FROM sh_v"))
+    # the expansion of the view analyses fine, but is not what the query means
+    assert rows(views.sql("SELECT * FROM sh_v")) == [{"x": 42}] == rows(spark.sql("SELECT * FROM sh_v"))
+    assert rows(views.sql("SELECT count(*) AS n FROM sh_v JOIN events ON x > id")) == [{"n": 5}]
+    # inside views temporary views are invisible; a qualified name is never a temporary view
+    assert (
+        len(rows(views.sql("SELECT * FROM sh_outer"))) == 5 == len(rows(spark.sql("SELECT * FROM sh_outer")))
+    )
+    assert len(rows(views.sql("SELECT * FROM db.sh_v"))) == 5 == len(rows(spark.sql("SELECT * FROM db.sh_v")))
+    # an error that is not about shadowing is still raised
+    with pytest.raises(Exception, match="nope"):
+        views.sql("SELECT nope FROM sh_v")
+    spark.sql("DROP VIEW sh_v")
+    assert len(rows(views.sql("SELECT id FROM sh_v"))) == 5
+
+
+def test_a_statement_that_is_not_a_query_asks_before_spark_runs_it(shadowed: Lake) -> None:
+    views, spark = shadowed.views, shadowed.spark
+    spark.sql(f"CREATE TABLE {CATALOG}.db.sh_sink (x bigint) USING iceberg")
+    calls: list[str] = []
+    original = views._may_be_temp_view
+
+    def check(written: Any) -> bool:
+        calls.append("check")
+        return bool(original(written))
+
+    class Session:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(spark, name)
+
+        def sql(self, text: str, *args: Any, **kwargs: Any) -> Any:
+            calls.append(text.split()[0].upper())
+            return spark.sql(text, *args, **kwargs)
+
+    views._may_be_temp_view, views.spark = check, Session()
+    try:
+        views.sql(f"INSERT INTO {CATALOG}.db.sh_sink SELECT x FROM sh_v")
+    finally:
+        del views._may_be_temp_view
+        views.spark = spark
+    assert calls.index("check") < calls.index("INSERT")
+    assert rows(spark.sql(f"SELECT * FROM {CATALOG}.db.sh_sink")) == [{"x": 42}]
+
+
+def test_a_query_asks_while_spark_analyses(shadowed: Lake) -> None:
+    """The check waits until Spark has started on the expansion: were they one after the other,
+    the check would time out and the test fail."""
+    views, spark = shadowed.views, shadowed.spark
+    spark.sql("DROP VIEW sh_v")  # no temporary view: the speculative analysis is the answer
+    analysing = threading.Event()
+    threads: list[str] = []
+    original = views._may_be_temp_view
+
+    def check(written: Any) -> bool:
+        threads.append(threading.current_thread().name)
+        if not analysing.wait(30):
+            raise AssertionError("the temporary-view check did not overlap Spark's analysis")
+        return bool(original(written))
+
+    class Session:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(spark, name)
+
+        def sql(self, *args: Any, **kwargs: Any) -> Any:
+            analysing.set()
+            return spark.sql(*args, **kwargs)
+
+    views._may_be_temp_view, views.spark = check, Session()
+    try:
+        df = views.sql("SELECT count(*) AS n FROM sh_v")
+    finally:
+        del views._may_be_temp_view
+        views.spark = spark
+    assert threads and threads[0] != threading.current_thread().name
+    assert rows(df) == [{"n": 5}]
