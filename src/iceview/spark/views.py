@@ -221,10 +221,16 @@ class _Call:
     def is_temp_view(self, written: Sequence[str]) -> bool:
         """Does ``written`` (as in the SQL) name a temporary view (Spark's ``isTempView``)?"""
         if len(written) == 1:
-            return ("", written[0].lower()) in self.temp_views()
-        if len(written) == 2 and written[0].lower() == self.views._global_temp_db().lower():
-            return (written[0].lower(), written[1].lower()) in self.temp_views()
-        return False
+            key = ("", written[0].lower())
+        elif len(written) == 2 and written[0].lower() == self.views._global_temp_db().lower():
+            key = (written[0].lower(), written[1].lower())
+        else:
+            return False
+        # cheap first, until the list is at hand: Spark's tableExists is false unless a temporary
+        # view (or a table) has the name
+        if self._temp_views is None and not self.views._may_be_temp_view(written):
+            return False
+        return key in self.temp_views()
 
     def resolve(self, qualified: tuple[str, ...]) -> ResolvedView | None:
         if qualified not in self._resolved:
@@ -251,8 +257,7 @@ class _Call:
 
     def check_shadowed(self, written: tuple[str, ...]) -> bool:
         """Ask Spark whether a temporary view has the name ``written``; the answer is kept."""
-        # cheap first: Spark's tableExists is false unless a temporary view (or a table) has the name
-        found = self.views._may_be_temp_view(written) and self.is_temp_view(written)
+        found = self.is_temp_view(written)
         self._shadowed[written] = found
         return found
 
