@@ -65,11 +65,11 @@ def test_a_statement_that_is_not_a_query_asks_before_spark_runs_it(shadowed: Lak
     views, spark = shadowed.views, shadowed.spark
     spark.sql(f"CREATE TABLE {CATALOG}.db.sh_sink (x bigint) USING iceberg")
     calls: list[str] = []
-    original = views._may_be_temp_view
+    original = views._temp_view_answer
 
-    def check(written: Any) -> bool:
+    def check(written: Any) -> bool | None:
         calls.append("check")
-        return bool(original(written))
+        return original(written)  # type: ignore[no-any-return]
 
     class Session:
         def __getattr__(self, name: str) -> Any:
@@ -79,11 +79,11 @@ def test_a_statement_that_is_not_a_query_asks_before_spark_runs_it(shadowed: Lak
             calls.append(text.split()[0].upper())
             return spark.sql(text, *args, **kwargs)
 
-    views._may_be_temp_view, views.spark = check, Session()
+    views._temp_view_answer, views.spark = check, Session()
     try:
         views.sql(f"INSERT INTO {CATALOG}.db.sh_sink SELECT x FROM sh_v")
     finally:
-        del views._may_be_temp_view
+        del views._temp_view_answer
         views.spark = spark
     assert calls.index("check") < calls.index("INSERT")
     assert rows(spark.sql(f"SELECT * FROM {CATALOG}.db.sh_sink")) == [{"x": 42}]
@@ -96,13 +96,13 @@ def test_a_query_asks_while_spark_analyses(shadowed: Lake) -> None:
     spark.sql("DROP VIEW sh_v")  # no temporary view: the speculative analysis is the answer
     analysing = threading.Event()
     threads: list[str] = []
-    original = views._may_be_temp_view
+    original = views._temp_view_answer
 
-    def check(written: Any) -> bool:
+    def check(written: Any) -> bool | None:
         threads.append(threading.current_thread().name)
         if not analysing.wait(30):
             raise AssertionError("the temporary-view check did not overlap Spark's analysis")
-        return bool(original(written))
+        return original(written)  # type: ignore[no-any-return]
 
     class Session:
         def __getattr__(self, name: str) -> Any:
@@ -112,11 +112,38 @@ def test_a_query_asks_while_spark_analyses(shadowed: Lake) -> None:
             analysing.set()
             return spark.sql(*args, **kwargs)
 
-    views._may_be_temp_view, views.spark = check, Session()
+    views._temp_view_answer, views.spark = check, Session()
     try:
         df = views.sql("SELECT count(*) AS n FROM sh_v")
     finally:
-        del views._may_be_temp_view
+        del views._temp_view_answer
         views.spark = spark
     assert threads and threads[0] != threading.current_thread().name
     assert rows(df) == [{"n": 5}]
+
+
+def test_without_a_clear_answer_from_get_table_the_temporary_views_are_listed(shadowed: Lake) -> None:
+    views, spark = shadowed.views, shadowed.spark
+
+    class Catalog:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(spark.catalog, name)
+
+        def getTable(self, name: str) -> Any:
+            raise RuntimeError("no answer")
+
+    class Session:
+        catalog = Catalog()
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(spark, name)
+
+    views.spark = Session()
+    try:
+        assert views._temp_view_answer(["sh_v"]) is None
+        assert rows(views.sql("SELECT x FROM sh_v")) == [{"x": 42}]
+        assert len(rows(views.sql("SELECT * FROM sh_outer"))) == 5
+        spark.sql("DROP VIEW sh_v")
+        assert len(rows(views.sql("SELECT id FROM sh_v"))) == 5
+    finally:
+        views.spark = spark
