@@ -23,6 +23,16 @@ def rows(df: Any) -> list[dict[str, Any]]:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
+class Delegate:
+    """Stands in for ``target``: what a subclass does not define comes from it."""
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target, name)
+
+
 @pytest.fixture
 def shadowed(lake: Lake) -> Iterator[Lake]:
     """Views ``sh_v`` (the events' ids) and ``sh_outer`` (over ``sh_v``) in ``sv.db``, the session
@@ -71,15 +81,12 @@ def test_a_statement_that_is_not_a_query_asks_before_spark_runs_it(shadowed: Lak
         calls.append("check")
         return original(written)  # type: ignore[no-any-return]
 
-    class Session:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(spark, name)
-
+    class Session(Delegate):
         def sql(self, text: str, *args: Any, **kwargs: Any) -> Any:
             calls.append(text.split()[0].upper())
             return spark.sql(text, *args, **kwargs)
 
-    views._temp_view_answer, views.spark = check, Session()
+    views._temp_view_answer, views.spark = check, Session(spark)
     try:
         views.sql(f"INSERT INTO {CATALOG}.db.sh_sink SELECT x FROM sh_v")
     finally:
@@ -104,15 +111,12 @@ def test_a_query_asks_while_spark_analyses(shadowed: Lake) -> None:
             raise AssertionError("the temporary-view check did not overlap Spark's analysis")
         return original(written)  # type: ignore[no-any-return]
 
-    class Session:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(spark, name)
-
+    class Session(Delegate):
         def sql(self, *args: Any, **kwargs: Any) -> Any:
             analysing.set()
             return spark.sql(*args, **kwargs)
 
-    views._temp_view_answer, views.spark = check, Session()
+    views._temp_view_answer, views.spark = check, Session(spark)
     try:
         df = views.sql("SELECT count(*) AS n FROM sh_v")
     finally:
@@ -125,20 +129,14 @@ def test_a_query_asks_while_spark_analyses(shadowed: Lake) -> None:
 def test_without_a_clear_answer_from_get_table_the_temporary_views_are_listed(shadowed: Lake) -> None:
     views, spark = shadowed.views, shadowed.spark
 
-    class Catalog:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(spark.catalog, name)
-
+    class Catalog(Delegate):
         def getTable(self, name: str) -> Any:
             raise RuntimeError("no answer")
 
-    class Session:
-        catalog = Catalog()
+    class Session(Delegate):
+        catalog = Catalog(spark.catalog)
 
-        def __getattr__(self, name: str) -> Any:
-            return getattr(spark, name)
-
-    views.spark = Session()
+    views.spark = Session(spark)
     try:
         assert views._temp_view_answer(["sh_v"]) is None
         assert rows(views.sql("SELECT x FROM sh_v")) == [{"x": 42}]

@@ -218,13 +218,19 @@ class _Call:
             self._temp_views = self.views._list_temp_views()
         return self._temp_views
 
+    def temp_view_key(self, written: Sequence[str]) -> tuple[str, str] | None:
+        """The :meth:`temp_views` entry ``written`` would be, or ``None`` if no temporary view can
+        be written so: a temporary view is written ``v`` (local) or ``global_temp.v`` (global)."""
+        if len(written) == 1:
+            return ("", written[0].lower())
+        if len(written) == 2 and written[0].lower() == self.views._global_temp_db().lower():
+            return (written[0].lower(), written[1].lower())
+        return None
+
     def is_temp_view(self, written: Sequence[str]) -> bool:
         """Does ``written`` (as in the SQL) name a temporary view (Spark's ``isTempView``)?"""
-        if len(written) == 1:
-            key = ("", written[0].lower())
-        elif len(written) == 2 and written[0].lower() == self.views._global_temp_db().lower():
-            key = (written[0].lower(), written[1].lower())
-        else:
+        key = self.temp_view_key(written)
+        if key is None:
             return False
         if self._temp_views is None:
             answer = self.views._temp_view_answer(written)
@@ -238,10 +244,7 @@ class _Call:
         return self._resolved[qualified]
 
     def is_shadowed(self, written: tuple[str, ...]) -> bool:
-        # a temporary view is written `v` (local) or `global_temp.v` (global)
-        if len(written) > 2:
-            return False
-        if len(written) == 2 and written[0].lower() != self.views._global_temp_db().lower():
+        if self.temp_view_key(written) is None:
             return False
         # only names that would otherwise be one of our views need asking Spark
         if self.resolve(self.qualify(written)) is None:

@@ -66,6 +66,7 @@ class Analysis:
 def analyse(sql: str, dialect: str, *, what: str, case_sensitive: bool) -> Analysis:
     """The :class:`Analysis` of one statement. Raises :class:`~iceview.errors.SQLParseError` (not
     cached) if it does not parse; ``what`` names the SQL in that message."""
+    # positional, so that every caller's call makes the same cache key
     return _analyse(sql, dialect, what, case_sensitive)
 
 
