@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from iceview._version import __version__
 
 if TYPE_CHECKING:
     from iceview.catalog.config import load_catalog

@@ -13,11 +13,13 @@ __all__ = [
     "CommitFailedError",
     "CommitStateUnknownError",
     "DialectDropError",
+    "DialectsRefusedError",
     "IceviewError",
     "InvalidArgumentError",
     "InvalidIdentifierError",
     "InvalidMetadataError",
     "InvalidStateError",
+    "InvalidUpdateError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
     "NoSuchNamespaceError",
@@ -72,6 +74,18 @@ class InvalidStateError(IceviewError, RuntimeError):
 
 class ValidationError(IceviewError, ValueError):
     """A rule of the format was broken (Java ``ValidationException``)."""
+
+
+class InvalidUpdateError(InvalidArgumentError, ValidationError):
+    """A view update that cannot be applied to the metadata it is committed on. ``action`` names
+    the update (``add-view-version``, ...), ``index`` is its 0-based position in the change and
+    ``reason`` the builder's (Java's) message."""
+
+    def __init__(self, reason: str, action: str, index: int) -> None:
+        self.reason = reason
+        self.action = action
+        self.index = index
+        super().__init__(f"{reason} (update {index}: {action})")
 
 
 class DialectDropError(InvalidStateError):
@@ -196,3 +210,15 @@ class ViewCycleError(ViewExpansionError):
 class TranslationError(ViewExpansionError):
     """A view whose SQL is in another dialect than the engine's, with no translation asked for or
     possible."""
+
+
+class DialectsRefusedError(TranslationError):
+    """Translations into several dialects refused at once. ``errors`` maps each refused dialect to
+    its own :class:`TranslationError` (for an unsafe construct, ``UnsafeTranslationError`` with its
+    ``issues``), in the order the dialects were asked for."""
+
+    def __init__(self, source: str, errors: dict[str, TranslationError]) -> None:
+        self.source = source
+        self.errors = dict(errors)
+        shown = "; ".join(f"{dialect}: {error}" for dialect, error in self.errors.items())
+        super().__init__(f"Cannot translate {source} SQL to {', '.join(self.errors)}: {shown}")

@@ -405,6 +405,9 @@ def test_30_update_view_properties(catalog: SqlCatalog) -> None:
     # removing and an unchanged set still write a new file, as Java does
     updated.update_properties().remove("key1").commit()
     assert "key1" not in catalog.load_view("ns.view").properties
+    updated.update_properties().set("key2", "val2").commit()
+    assert "/00003-" in str(catalog.load_view("ns.view").metadata_location)
+    # an empty change is no update at all: nothing is written (Java's CatalogHandlers skips it too)
     updated.update_properties().commit()
     assert "/00003-" in str(catalog.load_view("ns.view").metadata_location)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from pyiceberg.schema import Schema
@@ -15,6 +16,7 @@ from iceview.errors import (
     InvalidArgumentError,
     InvalidMetadataError,
     InvalidStateError,
+    InvalidUpdateError,
     ValidationError,
 )
 from iceview.spec import (
@@ -463,20 +465,44 @@ def test_apply_does_not_change_the_base() -> None:
 
 def test_apply_resolves_sentinels_or_raises_java_messages() -> None:
     base = base_view()
-    with pytest.raises(
-        ValidationError, match=exact("Cannot set last version id: no current version id has been set")
-    ):
-        apply(base, [SetCurrentViewVersion(-1)])
-    with pytest.raises(
-        ValidationError, match=exact("Cannot set last added schema: no schema has been added")
-    ):
-        apply(base, [AddViewVersion(version(2, "select 2", schema_id=-1))])
-    with pytest.raises(InvalidArgumentError, match=exact("Cannot set current version to unknown version: 9")):
-        apply(base, [SetCurrentViewVersion(9)])
-    with pytest.raises(InvalidArgumentError, match=exact("Cannot add version with unknown schema: 4")):
-        apply(base, [AddViewVersion(version(2, "select 2", schema_id=4))])
-    with pytest.raises(InvalidArgumentError, match=exact("Cannot reassign uuid")):
-        apply(base, [AssignUUID(OTHER_UUID)])
+    cases: list[tuple[type[Exception], str, str, list[Any]]] = [
+        (
+            ValidationError,
+            "Cannot set last version id: no current version id has been set",
+            "set-current-view-version",
+            [SetCurrentViewVersion(-1)],
+        ),
+        (
+            ValidationError,
+            "Cannot set last added schema: no schema has been added",
+            "add-view-version",
+            [AddViewVersion(version(2, "select 2", schema_id=-1))],
+        ),
+        (
+            InvalidArgumentError,
+            "Cannot set current version to unknown version: 9",
+            "set-current-view-version",
+            [SetCurrentViewVersion(9)],
+        ),
+        (
+            InvalidArgumentError,
+            "Cannot add version with unknown schema: 4",
+            "add-view-version",
+            [AddViewVersion(version(2, "select 2", schema_id=4))],
+        ),
+        (InvalidArgumentError, "Cannot reassign uuid", "assign-uuid", [AssignUUID(OTHER_UUID)]),
+    ]
+    for kind, java, action, updates in cases:
+        # Java's text, then which update of the change it was
+        with pytest.raises(kind, match=exact(f"{java} (update 0: {action})")) as info:
+            apply(base, updates)
+        assert isinstance(info.value, InvalidUpdateError)
+        assert (info.value.reason, info.value.action, info.value.index) == (java, action, 0)
+    # the index counts the updates before it
+    with pytest.raises(InvalidUpdateError, match=exact("Cannot reassign uuid (update 1: assign-uuid)")):
+        apply(base, [SetProperties({"a": "b"}), AssignUUID(OTHER_UUID)])
+    with pytest.raises(InvalidUpdateError, match=r"Invalid view update: 'nonsense' \(update 0: unknown\)"):
+        apply(base, ["nonsense"])  # type: ignore[list-item]
 
     # -1 after an AddSchema and an AddViewVersion in the same request
     applied = apply(

@@ -23,13 +23,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from iceview.catalog.base import Catalog
+from iceview.catalog.interface import Catalog
 from iceview.errors import InvalidArgumentError, UnsupportedOperationError
 
-__all__ = ["DEFAULT_WAREHOUSE", "load_catalog", "load_catalog_properties"]
+__all__ = [
+    "DEFAULT_WAREHOUSE",
+    "ResolvedCatalog",
+    "load_catalog",
+    "load_catalog_properties",
+    "resolve_catalog",
+]
 
 DEFAULT_WAREHOUSE = "warehouse"
 SQLITE_FILE = "catalog.db"
@@ -110,11 +117,19 @@ def _catalog_type(props: Mapping[str, str]) -> str:
     raise InvalidArgumentError(f"Cannot infer the catalog type from uri {uri!r}: set 'type'")
 
 
-def load_catalog(name: str | None = None, **properties: str) -> Catalog:
-    """Load a view catalog configured as PyIceberg configures catalogs (see the module docs).
+@dataclass(frozen=True)
+class ResolvedCatalog:
+    """A catalog's configuration as :func:`load_catalog` resolves it: its name, its type, and the
+    properties it is opened with (the embedded SQLite ``uri`` and ``warehouse`` filled in)."""
 
-    >>> catalog = load_catalog("prod", uri="sqlite:///tmp/cat.db", warehouse="file:///tmp/wh")
-    """
+    name: str
+    catalog_type: str
+    properties: dict[str, str]
+
+
+def resolve_catalog(name: str | None = None, **properties: str) -> ResolvedCatalog:
+    """The configuration :func:`load_catalog` opens, without opening it: where the name, type and
+    properties come from is the same for the API and the command line."""
     name, props = load_catalog_properties(name, **properties)
     kind = _catalog_type(props)
     if kind in ("sql", "jdbc"):
@@ -127,7 +142,17 @@ def load_catalog(name: str | None = None, **properties: str) -> Catalog:
         raise UnsupportedOperationError(f"{_UNSUPPORTED[kind]} catalogs are not supported by iceview yet")
     else:
         raise InvalidArgumentError(f"Unknown catalog type: {kind}")
+    return ResolvedCatalog(name, kind, props)
+
+
+def load_catalog(name: str | None = None, **properties: str) -> Catalog:
+    """Load a view catalog configured as PyIceberg configures catalogs (see the module docs).
+
+    >>> catalog = load_catalog("prod", uri="sqlite:///tmp/cat.db", warehouse="file:///tmp/wh")
+    """
+    resolved = resolve_catalog(name, **properties)
     from iceview.catalog.sql import SqlCatalog
 
+    props = dict(resolved.properties)
     props.pop("type", None)
-    return SqlCatalog(name, **props)
+    return SqlCatalog(resolved.name, **props)

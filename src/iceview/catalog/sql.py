@@ -31,37 +31,53 @@ Catalog properties (Java's spelling first; PyIceberg's where it has one):
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import uuid as uuidlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, TextClause, create_engine, event, inspect, text
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
-from sqlalchemy.pool import StaticPool
+from sqlalchemy import Connection, inspect
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from iceview.catalog import identifiers as _ids
-from iceview.catalog.base import (
-    GC_ENABLED,
-    MetastoreViewCatalog,
-    NamespacePropertiesUpdate,
-    ViewOperations,
-    delete_file_quietly,
-    property_as_bool,
-)
-from iceview.catalog.identifiers import (
-    IdentifierLike,
-    NamespaceLike,
-    ViewIdentifier,
-    namespace_to_string,
-    string_to_namespace,
-    to_identifier,
-    to_namespace,
+from iceview import identifiers as _ids
+from iceview.catalog.interface import NamespacePropertiesUpdate
+from iceview.catalog.metastore import MetastoreViewCatalog
+from iceview.catalog.operations import ViewOperations, delete_file_quietly
+from iceview.catalog.properties import GC_ENABLED, property_as_bool
+from iceview.catalog.sql_db import (
+    CREATE_NAMESPACE_PROPERTIES_TABLE_SQL,
+    DELETE_ALL_NAMESPACE_PROPERTIES_SQL,
+    DROP_VIEW_SQL,
+    GET_ALL_NAMESPACE_PROPERTIES_SQL,
+    GET_NAMESPACE_PROPERTIES_SQL,
+    GET_NAMESPACE_SQL,
+    GET_VIEW_SQL,
+    LIST_ALL_NAMESPACES_SQL,
+    LIST_ALL_PROPERTY_NAMESPACES_SQL,
+    LIST_NAMESPACES_SQL,
+    LIST_PROPERTY_NAMESPACES_SQL,
+    LIST_VIEW_SQL,
+    RENAME_VIEW_SQL,
+    V0_CREATE_CATALOG_SQL,
+    V0_GET_TABLE_SQL,
+    V0_LIST_TABLE_SQL,
+    V1_DO_COMMIT_CREATE_SQL,
+    V1_DO_COMMIT_VIEW_SQL,
+    V1_GET_TABLE_SQL,
+    V1_LIST_TABLE_SQL,
+    V1_UPDATE_CATALOG_SQL,
+    Row,
+    Stmt,
+    delete_properties_stmt,
+    describe,
+    insert_properties_stmt,
+    is_constraint_violation,
+    java_sql_message,
+    like_escape,
+    make_engine,
+    to_sqlalchemy_url,
+    transaction,
+    update_properties_stmt,
 )
 from iceview.errors import (
     CatalogError,
@@ -79,6 +95,15 @@ from iceview.errors import (
     UnsupportedOperationError,
     ViewAlreadyExistsError,
 )
+from iceview.identifiers import (
+    IdentifierLike,
+    NamespaceLike,
+    ViewIdentifier,
+    namespace_to_string,
+    string_to_namespace,
+    to_identifier,
+    to_namespace,
+)
 from iceview.spec import ViewMetadata
 
 __all__ = ["VIEW_WARNING_LOG_MESSAGE", "SqlCatalog", "SqlViewOperations", "to_sqlalchemy_url"]
@@ -90,259 +115,6 @@ VIEW_WARNING_LOG_MESSAGE = (
     "enable view support, set jdbc.schema-version=V1"
 )
 NAMESPACE_EXISTS_PROPERTY = "exists"
-
-
-# ----------------------------------------------------------------------------- statements
-
-
-class _Stmt:
-    """A statement in Java's text, with JDBC ``?`` placeholders turned into SQLAlchemy binds."""
-
-    __slots__ = ("clause", "sql")
-
-    def __init__(self, sql: str) -> None:
-        self.sql = sql
-        parts = sql.split("?")
-        bound = parts[0]
-        for i, part in enumerate(parts[1:]):
-            bound += f":p{i}" + part
-        self.clause: TextClause = text(bound)
-
-    def params(self, *args: str | None) -> dict[str, str | None]:
-        return {f"p{i}": a for i, a in enumerate(args)}
-
-
-_VIEW = "iceberg_type = 'VIEW'"
-_TABLE = "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
-
-V0_CREATE_CATALOG_SQL = (
-    "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,"
-    "table_namespace VARCHAR(255) NOT NULL,table_name VARCHAR(255) NOT NULL,"
-    "metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
-    "PRIMARY KEY (catalog_name, table_namespace, table_name))"
-)
-V1_UPDATE_CATALOG_SQL = "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)"
-CREATE_NAMESPACE_PROPERTIES_TABLE_SQL = (
-    "CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,"
-    "namespace VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),"
-    "PRIMARY KEY (catalog_name, namespace, property_key))"
-)
-
-_COMMIT = (
-    "UPDATE iceberg_tables SET metadata_location = ? , previous_metadata_location = ? WHERE catalog_name = ? "
-    "AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-)
-V1_DO_COMMIT_VIEW_SQL = _Stmt(_COMMIT + " AND " + _VIEW)
-_GET = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
-GET_VIEW_SQL = _Stmt(_GET + " AND " + _VIEW)
-V1_GET_TABLE_SQL = _Stmt(_GET + " AND " + _TABLE)
-V0_GET_TABLE_SQL = _Stmt(_GET)
-_LIST = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-LIST_VIEW_SQL = _Stmt(_LIST + " AND " + _VIEW)
-V1_LIST_TABLE_SQL = _Stmt(_LIST + " AND " + _TABLE)
-V0_LIST_TABLE_SQL = _Stmt(_LIST)
-RENAME_VIEW_SQL = _Stmt(
-    "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? "
-    "AND table_namespace = ? AND table_name = ? AND " + _VIEW
-)
-DROP_VIEW_SQL = _Stmt(
-    "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace  = ? AND table_name = ? AND "
-    + _VIEW
-)
-GET_NAMESPACE_SQL = _Stmt(
-    "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND  (table_namespace = ? OR "
-    "table_namespace LIKE ? ESCAPE '!') LIMIT 1"
-)
-# Java sends these LIKEs without ESCAPE and filters the fuzzy matches afterwards; iceview escapes
-# the pattern (and still filters)
-LIST_NAMESPACES_SQL = _Stmt(
-    "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND table_namespace LIKE ? "
-    "ESCAPE '!'"
-)
-LIST_ALL_NAMESPACES_SQL = _Stmt("SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?")
-V1_DO_COMMIT_CREATE_SQL = _Stmt(
-    "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-    "previous_metadata_location, iceberg_type)  VALUES (?,?,?,?,null,?)"
-)
-GET_NAMESPACE_PROPERTIES_SQL = _Stmt(
-    "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? AND  ( namespace = ? OR "
-    "namespace LIKE ? ESCAPE '!'  ) "
-)
-_INSERT_NAMESPACE_PROPERTIES_SQL = (
-    "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES "
-)
-GET_ALL_NAMESPACE_PROPERTIES_SQL = _Stmt(
-    "SELECT *  FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? "
-)
-_DELETE_NAMESPACE_PROPERTIES_SQL = (
-    "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key IN "
-)
-DELETE_ALL_NAMESPACE_PROPERTIES_SQL = _Stmt(
-    "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?"
-)
-LIST_PROPERTY_NAMESPACES_SQL = _Stmt(
-    "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace LIKE ? "
-    "ESCAPE '!'"
-)
-LIST_ALL_PROPERTY_NAMESPACES_SQL = _Stmt(
-    "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?"
-)
-
-
-def _insert_properties_stmt(size: int) -> _Stmt:
-    return _Stmt(_INSERT_NAMESPACE_PROPERTIES_SQL + ", ".join(["(?,?,?,?)"] * size))
-
-
-def _update_properties_stmt(size: int) -> _Stmt:
-    cases = "".join(" WHEN property_key = ? THEN ?" for _ in range(size))
-    return _Stmt(
-        "UPDATE iceberg_namespace_properties SET property_value = CASE"
-        + cases
-        + " END WHERE catalog_name = ? AND namespace = ? AND property_key IN ("
-        + ",".join(["?"] * size)
-        + ")"
-    )
-
-
-def _delete_properties_stmt(size: int) -> _Stmt:
-    return _Stmt(_DELETE_NAMESPACE_PROPERTIES_SQL + "(" + ",".join(["?"] * size) + ")")
-
-
-def _like_escape(value: str) -> str:
-    """Java's escaping for ``LIKE ... ESCAPE '!'``."""
-    return value.replace("!", "!!").replace("_", "!_").replace("%", "!%")
-
-
-# ----------------------------------------------------------------------------- connections
-
-
-def to_sqlalchemy_url(uri: str, properties: Mapping[str, str] | None = None) -> URL:
-    """A SQLAlchemy URL from a SQLAlchemy or JDBC URL.
-
-    ``jdbc:sqlite:/p`` becomes ``sqlite:////p``; ``jdbc:postgresql://h:p/db`` and
-    ``postgresql://...`` use psycopg 3. ``jdbc.user`` / ``jdbc.password`` fill in missing
-    credentials."""
-    props = properties or {}
-    if uri.startswith("jdbc:sqlite:"):
-        path = uri[len("jdbc:sqlite:") :]
-        if path.startswith("file:"):
-            path = path[len("file:") :]
-        url = make_url("sqlite://") if path in ("", ":memory:") else make_url("sqlite:///" + path)
-    else:
-        if uri.startswith("jdbc:"):
-            uri = uri[len("jdbc:") :]
-        url = make_url(uri)
-    driver = url.drivername
-    if driver in ("postgresql", "postgres"):
-        url = url.set(drivername="postgresql+psycopg")
-    user = props.get("jdbc.user")
-    password = props.get("jdbc.password")
-    if url.username is None and user:
-        url = url.set(username=user)
-    if url.password is None and password:
-        url = url.set(password=password)
-    return url
-
-
-def _is_sqlite(url: URL) -> bool:
-    return url.get_backend_name() == "sqlite"
-
-
-@contextmanager
-def _transaction(engine: Engine) -> Iterator[Connection]:
-    """``engine.begin()`` that never hands a connection back to the pool after a failed write.
-
-    A COMMIT can fail and leave the uncommitted change on the driver's connection (SQLite's
-    "database is locked" does: the transaction stays open). Returned to the pool, that connection
-    would show the change to its next user, or commit it with theirs, and the catalog could end up
-    pointing at a metadata file that was deleted as an orphan. So on any error the connection is
-    invalidated: closed, which discards the transaction, and replaced in the pool.
-    """
-    conn = engine.connect()
-    try:
-        yield conn
-        conn.commit()
-    except BaseException:
-        with contextlib.suppress(Exception):
-            conn.invalidate()
-        raise
-    finally:
-        conn.close()
-
-
-def _make_engine(url: URL, properties: Mapping[str, str]) -> Engine:
-    echo_prop = str(properties.get("echo", "false")).lower()
-    echo: bool | str = "debug" if echo_prop == "debug" else echo_prop == "true"
-    kwargs: dict[str, Any] = {"echo": echo}
-    if _is_sqlite(url):
-        database = url.database or ""
-        timeout = float(properties.get("sqlite.timeout", "30"))
-        connect_args: dict[str, Any] = {"timeout": timeout, "check_same_thread": False}
-        if database in ("", ":memory:"):
-            kwargs["poolclass"] = StaticPool
-        else:
-            parent = os.path.dirname(os.path.abspath(database))
-            os.makedirs(parent, exist_ok=True)
-        kwargs["connect_args"] = connect_args
-    else:
-        kwargs["pool_pre_ping"] = property_as_bool(properties, "pool_pre_ping", False)
-    engine = create_engine(url, **kwargs)
-    if _is_sqlite(url):
-
-        @event.listens_for(engine, "connect")
-        def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
-            # LIKE is case-insensitive in SQLite unless told otherwise; namespaces are not
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA case_sensitive_like = ON")
-            cursor.close()
-
-    return engine
-
-
-def _describe(e: BaseException) -> str:
-    orig = getattr(e, "orig", None) or e
-    return f"{type(orig).__name__}: {str(orig).strip().splitlines()[0] if str(orig).strip() else ''}"
-
-
-def _java_sql_message(e: DBAPIError) -> str:
-    """Java's wording for an ``SQLException`` that is not a constraint violation."""
-    text_ = str(e.orig).lower()
-    if "timeout" in text_ or "timed out" in text_:
-        return "Database Connection timeout"
-    if e.connection_invalidated or (isinstance(e, OperationalError) and _is_connection_problem(text_)):
-        return "Database Connection failed"
-    return "Unknown failure"
-
-
-def _is_connection_problem(message: str) -> bool:
-    return any(
-        s in message
-        for s in (
-            "connection",
-            "terminating",
-            "server closed",
-            "could not connect",
-            "unable to open database",
-            "no such host",
-            "consuming input failed",
-        )
-    )
-
-
-def _is_constraint_violation(e: DBAPIError) -> bool:
-    """Java's ``JdbcUtil.isConstraintViolation``."""
-    if isinstance(e, IntegrityError):
-        return True
-    sqlstate = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
-    return sqlstate == "23505" or "constraint failed" in str(e.orig)
-
-
-@dataclass(frozen=True)
-class _Row:
-    namespace: str
-    name: str
-    metadata_location: str | None
-    previous_metadata_location: str | None
 
 
 # ----------------------------------------------------------------------------- operations
@@ -361,7 +133,7 @@ class SqlViewOperations(ViewOperations):
                 row = self.catalog._load_view_row(conn, self.identifier)
         except DBAPIError as e:
             raise CatalogError(
-                f"Failed to get view {self.identifier} from catalog {self.catalog.name}: {_describe(e)}"
+                f"Failed to get view {self.identifier} from catalog {self.catalog.name}: {describe(e)}"
             ) from e
         if row is None:
             return None
@@ -374,7 +146,7 @@ class SqlViewOperations(ViewOperations):
         ident = self.identifier
         sent = False
         try:
-            with _transaction(catalog.engine) as conn:
+            with transaction(catalog.engine) as conn:
                 if base is not None:
                     row = catalog._load_view_row(conn, ident)
                     catalog_location = row.metadata_location if row is not None else None
@@ -424,7 +196,7 @@ class SqlViewOperations(ViewOperations):
                     if inserted != 1:
                         raise CommitFailedError(f"Failed to create view {ident} in catalog {catalog.name}")
         except DBAPIError as e:
-            if _is_constraint_violation(e):
+            if is_constraint_violation(e):
                 if base is None:
                     raise ViewAlreadyExistsError(f"View already exists: {ident}") from e
                 raise CatalogError(f"View already exists: {ident}") from e
@@ -435,11 +207,11 @@ class SqlViewOperations(ViewOperations):
                 raise CommitStateUnknownError(
                     f"Commit state unknown for view {ident}: the database failed after the swap of "
                     f"{base.metadata_file_location if base else None} to {new_location} was sent "
-                    f"({_describe(e)}); the new metadata file is kept"
+                    f"({describe(e)}); the new metadata file is kept"
                 ) from e
             if base is not None and catalog._is_busy(e):
-                raise CommitFailedError(f"Cannot commit {ident}: {_describe(e)}") from e
-            raise CatalogError(f"{_java_sql_message(e)}: {_describe(e)}") from e
+                raise CommitFailedError(f"Cannot commit {ident}: {describe(e)}") from e
+            raise CatalogError(f"{java_sql_message(e)}: {describe(e)}") from e
 
     def _pointer_is(self, location: str) -> bool:
         """Whether the catalog now points at ``location`` (False if it cannot tell)."""
@@ -457,13 +229,15 @@ class SqlViewOperations(ViewOperations):
 class SqlCatalog(MetastoreViewCatalog):
     """Views (and read-only table look-ups) in Java's JDBC catalog tables, through SQLAlchemy."""
 
+    catalog_type = "sql"
+
     def __init__(self, name: str = "default", **properties: str) -> None:
         super().__init__(name, {k: str(v) for k, v in properties.items()})
         uri = self.properties.get("uri")
         if not uri:
             raise InvalidArgumentError("JDBC connection URI is required")
         self.url = to_sqlalchemy_url(uri, self.properties)
-        self.engine = _make_engine(self.url, self.properties)
+        self.engine = make_engine(self.url, self.properties)
         self._dialect = self.engine.dialect.name
         warehouse = self.properties.get("warehouse")
         self.warehouse = warehouse.rstrip("/") if warehouse else None
@@ -498,9 +272,7 @@ class SqlCatalog(MetastoreViewCatalog):
             else:
                 log.warning(VIEW_WARNING_LOG_MESSAGE)
         except DBAPIError as e:
-            raise CatalogError(
-                f"Cannot initialize JDBC catalog: {_java_sql_message(e)}: {_describe(e)}"
-            ) from e
+            raise CatalogError(f"Cannot initialize JDBC catalog: {java_sql_message(e)}: {describe(e)}") from e
 
     def _table_names(self) -> set[str]:
         with self.engine.connect() as conn:
@@ -510,7 +282,7 @@ class SqlCatalog(MetastoreViewCatalog):
         if table in self._table_names():
             return False
         try:
-            with _transaction(self.engine) as conn:
+            with transaction(self.engine) as conn:
                 conn.exec_driver_sql(ddl)
         except DBAPIError:
             if table in self._table_names():  # created by another process meanwhile
@@ -528,7 +300,7 @@ class SqlCatalog(MetastoreViewCatalog):
 
     def _add_type_column(self) -> None:
         try:
-            with _transaction(self.engine) as conn:
+            with transaction(self.engine) as conn:
                 conn.exec_driver_sql(V1_UPDATE_CATALOG_SQL)
         except DBAPIError:
             if not self._has_type_column():
@@ -550,30 +322,30 @@ class SqlCatalog(MetastoreViewCatalog):
         if self.schema_version != "V1":
             raise UnsupportedOperationError(VIEW_WARNING_LOG_MESSAGE)
 
-    def _query(self, what: str, stmt: _Stmt, *args: str) -> list[Any]:
+    def _query(self, what: str, stmt: Stmt, *args: str) -> list[Any]:
         try:
             with self.engine.connect() as conn:
                 return list(conn.execute(stmt.clause, stmt.params(*args)).mappings())
         except DBAPIError as e:
-            raise CatalogError(f"Failed to {what}: {_java_sql_message(e)}: {_describe(e)}") from e
+            raise CatalogError(f"Failed to {what}: {java_sql_message(e)}: {describe(e)}") from e
 
-    def _execute(self, what: str, stmt: _Stmt, *args: str | None) -> int:
+    def _execute(self, what: str, stmt: Stmt, *args: str | None) -> int:
         try:
-            with _transaction(self.engine) as conn:
+            with transaction(self.engine) as conn:
                 return int(conn.execute(stmt.clause, stmt.params(*args)).rowcount)
         except DBAPIError as e:
-            raise CatalogError(f"Failed to {what}: {_java_sql_message(e)}: {_describe(e)}") from e
+            raise CatalogError(f"Failed to {what}: {java_sql_message(e)}: {describe(e)}") from e
 
     @staticmethod
-    def _row(mapping: Any) -> _Row:
-        return _Row(
+    def _row(mapping: Any) -> Row:
+        return Row(
             mapping["table_namespace"],
             mapping["table_name"],
             mapping["metadata_location"],
             mapping["previous_metadata_location"],
         )
 
-    def _load_view_row(self, conn: Connection, ident: ViewIdentifier) -> _Row | None:
+    def _load_view_row(self, conn: Connection, ident: ViewIdentifier) -> Row | None:
         found = (
             conn.execute(
                 GET_VIEW_SQL.clause, GET_VIEW_SQL.params(self.name, ident.namespace_string, ident.name)
@@ -592,7 +364,7 @@ class SqlCatalog(MetastoreViewCatalog):
 
     def _namespace_exists(self, conn: Connection, namespace: Sequence[str]) -> bool:
         equals = namespace_to_string(namespace)
-        starts_with = _like_escape(equals) + ".%"
+        starts_with = like_escape(equals) + ".%"
         for stmt in (GET_NAMESPACE_SQL, GET_NAMESPACE_PROPERTIES_SQL):
             if conn.execute(stmt.clause, stmt.params(self.name, equals, starts_with)).first() is not None:
                 return True
@@ -674,7 +446,7 @@ class SqlCatalog(MetastoreViewCatalog):
         if self.view_exists(dst):
             raise ViewAlreadyExistsError(f"Cannot rename {src} to {dst}. View already exists")
         try:
-            with _transaction(self.engine) as conn:
+            with transaction(self.engine) as conn:
                 updated = conn.execute(
                     RENAME_VIEW_SQL.clause,
                     RENAME_VIEW_SQL.params(
@@ -682,21 +454,40 @@ class SqlCatalog(MetastoreViewCatalog):
                     ),
                 ).rowcount
         except DBAPIError as e:
-            if _is_constraint_violation(e):
+            if is_constraint_violation(e):
                 raise ViewAlreadyExistsError(f"Cannot rename {src} to {dst}. View already exists") from e
-            raise CatalogError(f"Failed to rename view {src}: {_java_sql_message(e)}: {_describe(e)}") from e
+            raise CatalogError(f"Failed to rename view {src}: {java_sql_message(e)}: {describe(e)}") from e
         if updated == 0:
             raise NoSuchViewError(f"View does not exist: {src}")
         log.info("Renamed view from %s, to %s", src, dst)
 
     # -- tables (look-ups only) ------------------------------------------------------------------
+    def table_catalog(self) -> Any:
+        """PyIceberg's ``SqlCatalog`` on the same database and warehouse (it shares the
+        ``iceberg_tables`` rows with Iceberg Java's ``JdbcCatalog``)."""
+        from pyiceberg.catalog.sql import SqlCatalog as PyIcebergSqlCatalog
+
+        props = {k: v for k, v in self.properties.items() if not k.startswith(("jdbc.", "view-"))}
+        props["uri"] = self.url.render_as_string(hide_password=False)
+        if self.properties.get("warehouse"):
+            props["warehouse"] = self.properties["warehouse"]
+        props.pop("type", None)
+        return PyIcebergSqlCatalog(self.name, **props)
+
+    def display_uri(self) -> str:
+        return self.url.render_as_string(hide_password=True)
+
+    def has_catalog_tables(self) -> bool:
+        """Whether the database holds an Iceberg JDBC catalog (an ``iceberg_tables`` table)."""
+        return "iceberg_tables" in {name.lower() for name in self._table_names()}
+
     def table_exists(self, identifier: IdentifierLike) -> bool:
         ident = to_identifier(identifier)
         try:
             with self.engine.connect() as conn:
                 return self._table_exists(conn, ident)
         except DBAPIError as e:
-            raise CatalogError(f"Failed to load table {ident}: {_java_sql_message(e)}: {_describe(e)}") from e
+            raise CatalogError(f"Failed to load table {ident}: {java_sql_message(e)}: {describe(e)}") from e
 
     def list_tables(self, namespace: NamespaceLike) -> list[tuple[str, ...]]:
         ns = to_namespace(namespace)
@@ -713,9 +504,7 @@ class SqlCatalog(MetastoreViewCatalog):
             with self.engine.connect() as conn:
                 return self._namespace_exists(conn, ns)
         except DBAPIError as e:
-            raise CatalogError(
-                f"Failed to execute exists query: {_java_sql_message(e)}: {_describe(e)}"
-            ) from e
+            raise CatalogError(f"Failed to execute exists query: {java_sql_message(e)}: {describe(e)}") from e
 
     def create_namespace(self, namespace: NamespaceLike, properties: Mapping[str, str] | None = None) -> None:
         ns = to_namespace(namespace)
@@ -748,7 +537,7 @@ class SqlCatalog(MetastoreViewCatalog):
             return sorted({n[:1] for n in found if len(n) >= 1})
         if not self.namespace_exists(ns):
             raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
-        pattern = _like_escape(namespace_to_string(ns)) + ".%"
+        pattern = like_escape(namespace_to_string(ns)) + ".%"
         for stmt, column in (
             (LIST_NAMESPACES_SQL, "table_namespace"),
             (LIST_PROPERTY_NAMESPACES_SQL, "namespace"),
@@ -798,14 +587,14 @@ class SqlCatalog(MetastoreViewCatalog):
         removed = [k for k in removal_set if k in current]
         missing = [k for k in removal_set if k not in current]
         if removed:
-            stmt = _delete_properties_stmt(len(removed))
+            stmt = delete_properties_stmt(len(removed))
             self._execute("remove namespace properties", stmt, self.name, namespace_to_string(ns), *removed)
         inserts = {k: v for k, v in update_map.items() if k not in current}
         changes = {k: v for k, v in update_map.items() if k in current}
         if inserts:
             self._insert_properties(ns, inserts)
         if changes:
-            stmt = _update_properties_stmt(len(changes))
+            stmt = update_properties_stmt(len(changes))
             args: list[str] = []
             for k, v in changes.items():
                 args += [k, v]
@@ -816,7 +605,7 @@ class SqlCatalog(MetastoreViewCatalog):
         return NamespacePropertiesUpdate(removed=removed, updated=list(update_map), missing=missing)
 
     def _insert_properties(self, ns: tuple[str, ...], properties: Mapping[str, str]) -> None:
-        stmt = _insert_properties_stmt(len(properties))
+        stmt = insert_properties_stmt(len(properties))
         args: list[str] = []
         name = namespace_to_string(ns)
         for k, v in properties.items():

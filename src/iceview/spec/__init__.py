@@ -16,6 +16,8 @@ from iceview.spec.model import (
 from iceview.spec.updates import (
     AddSchema,
     AddViewVersion,
+    AssertCreate,
+    AssertCurrentViewVersion,
     AssertViewUUID,
     AssignUUID,
     RemoveProperties,
@@ -35,6 +37,8 @@ __all__ = [
     "SUPPORTED_VIEW_FORMAT_VERSION",
     "AddSchema",
     "AddViewVersion",
+    "AssertCreate",
+    "AssertCurrentViewVersion",
     "AssertViewUUID",
     "AssignUUID",
     "Problem",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pyiceberg.schema import Schema
 
-from iceview.errors import CommitFailedError, InvalidMetadataError
+from iceview.errors import CommitFailedError, InvalidArgumentError, InvalidUpdateError, ValidationError
 from iceview.spec._json import child, fail, get_field, get_int, get_string, get_string_map, node_str
 from iceview.spec.schema import normalize_schema_json, schema_from_json, schema_to_json
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AddSchema",
     "AddViewVersion",
+    "AssertCreate",
+    "AssertCurrentViewVersion",
     "AssertViewUUID",
     "AssignUUID",
     "RemoveProperties",
@@ -134,6 +136,17 @@ class SetCurrentViewVersion:
         builder.set_current_version_id(self.view_version_id)
 
 
+_UPDATE_TYPES = (
+    AssignUUID,
+    UpgradeFormatVersion,
+    AddSchema,
+    SetLocation,
+    SetProperties,
+    RemoveProperties,
+    AddViewVersion,
+    SetCurrentViewVersion,
+)
+
 ViewUpdate = (
     AssignUUID
     | UpgradeFormatVersion
@@ -165,7 +178,44 @@ class AssertViewUUID:
             )
 
 
-ViewRequirement = AssertViewUUID
+@dataclass(frozen=True, slots=True)
+class AssertCreate:
+    """The view must not exist yet (a create). The REST spec sends a create as its own request, not
+    as a requirement; this is the view counterpart of the table requirement ``assert-create``."""
+
+    type: ClassVar[str] = "assert-create"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+    def validate(self, base: ViewMetadata | None) -> None:
+        if base is not None:
+            raise CommitFailedError("Requirement failed: view already exists")
+
+
+@dataclass(frozen=True, slots=True)
+class AssertCurrentViewVersion:
+    """The view's current version must still be ``view_version_id``: for a change derived from the
+    current version (translations of its SQL) that must not be re-applied on top of another one.
+    An iceview requirement; the REST spec has no counterpart (``docs/compatibility.md``)."""
+
+    view_version_id: int
+    type: ClassVar[str] = "assert-current-view-version"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "view-version-id": self.view_version_id}
+
+    def validate(self, base: ViewMetadata | None) -> None:
+        if base is None:
+            raise CommitFailedError("Requirement failed: view does not exist")
+        if base.current_version_id != self.view_version_id:
+            raise CommitFailedError(
+                "Requirement failed: current view version changed: "
+                f"expected {self.view_version_id} != {base.current_version_id}"
+            )
+
+
+ViewRequirement = AssertViewUUID | AssertCreate | AssertCurrentViewVersion
 
 
 def _view_version_from_json(node: Any, path: str) -> ViewVersion:
@@ -218,6 +268,10 @@ def requirement_from_dict(obj: Any, path: str = "$") -> ViewRequirement:
     kind = get_string(obj, "type", path).lower()
     if kind == AssertViewUUID.type:
         return AssertViewUUID(get_string(obj, "uuid", path))
+    if kind == AssertCreate.type:
+        return AssertCreate()
+    if kind == AssertCurrentViewVersion.type:
+        return AssertCurrentViewVersion(get_int(obj, "view-version-id", path))
     raise fail(f"Cannot parse view requirement. Invalid type: {kind}", child(path, "type"))
 
 
@@ -233,8 +287,13 @@ def apply(
     for requirement in requirements:
         requirement.validate(base)
     builder = ViewMetadata.builder() if base is None else ViewMetadata.build_from(base)
-    for update in updates:
-        if not hasattr(update, "apply_to"):
-            raise InvalidMetadataError(f"Invalid view update: {update!r}")
-        update.apply_to(builder)
+    for index, update in enumerate(updates):
+        if not isinstance(update, _UPDATE_TYPES):
+            raise InvalidUpdateError(f"Invalid view update: {update!r}", "unknown", index)
+        try:
+            update.apply_to(builder)
+        except InvalidUpdateError:
+            raise
+        except (InvalidArgumentError, ValidationError) as e:
+            raise InvalidUpdateError(str(e), update.action, index) from e
     return builder.build()

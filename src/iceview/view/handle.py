@@ -1,9 +1,10 @@
 """The handle of one view in a catalog (Java's ``BaseView``).
 
 A :class:`View` shows the metadata it loaded: readers see one version until they call
-:meth:`View.refresh` (or commit through this handle). Changes are optimistic commits: each one
-refreshes, applies the change to the fresh metadata, writes a new metadata file and swaps the
-catalog's pointer, retrying on conflicts with the view's ``commit.retry.*`` properties.
+:meth:`View.refresh` (or commit through this handle). Every change is a
+:class:`~iceview.view.changes.ViewChange` (requirements plus updates) built against the freshly
+loaded metadata and committed through :meth:`Catalog.commit_view`, which re-applies the updates on
+conflicts with the view's ``commit.retry.*`` properties.
 
 ::
 
@@ -16,39 +17,80 @@ catalog's pointer, retrying on conflicts with the view's ``commit.retry.*`` prop
 
 from __future__ import annotations
 
-import time
 import uuid as uuidlib
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pyiceberg.schema import Schema
 
-from iceview.catalog.base import (
-    MetastoreViewCatalog,
-    Queries,
-    ViewOperations,
-    _default_namespace,
-    _representations,
-    commit_with_retries,
-    environment_summary,
-    source_representation,
-    translate_representations,
-)
-from iceview.catalog.identifiers import NamespaceLike
 from iceview.errors import InvalidArgumentError, InvalidStateError
-from iceview.spec import SQLRepresentation, ViewHistory, ViewMetadata, ViewVersion
+from iceview.identifiers import ViewIdentifier
+from iceview.spec import (
+    SQLRepresentation,
+    ViewHistory,
+    ViewMetadata,
+    ViewRequirement,
+    ViewUpdate,
+    ViewVersion,
+)
+from iceview.view.changes import (
+    ViewChange,
+    add_version_change,
+    location_change,
+    properties_change,
+    replace_change,
+    rollback_change,
+)
+from iceview.view.definition import ViewDefinition
+from iceview.view.dialects import SchemaLookup, source_representation, translate_representations
 
 if TYPE_CHECKING:
-    from iceview.catalog.base import Catalog
-    from iceview.catalog.identifiers import ViewIdentifier
+    from typing_extensions import Unpack
 
-__all__ = ["UpdateViewProperties", "View"]
+    from iceview.view.definition import DefinitionFields
+
+__all__ = ["MetadataSource", "UpdateViewProperties", "View", "ViewCommitter"]
+
+
+class MetadataSource(Protocol):
+    """Where a :class:`View` gets its metadata: one view's pointer in a catalog."""
+
+    @property
+    def identifier(self) -> ViewIdentifier: ...
+
+    def current(self) -> ViewMetadata | None: ...
+
+    def refresh(self) -> ViewMetadata | None: ...
+
+
+class ViewCommitter(Protocol):
+    """What a :class:`View` needs of its catalog: the one change path, and the schemas of the
+    relations a query reads (for translations)."""
+
+    name: str
+
+    def commit_view(
+        self,
+        identifier: ViewIdentifier | View,
+        requirements: Sequence[ViewRequirement],
+        updates: Sequence[ViewUpdate],
+    ) -> View: ...
+
+    def relation_schemas(
+        self,
+        sql: str,
+        dialect: str,
+        *,
+        default_catalog: str | None,
+        default_namespace: Sequence[str],
+        tables: Any = None,
+    ) -> dict[tuple[str, ...], Schema]: ...
 
 
 class View:
     """A view in a catalog. Made by :meth:`Catalog.load_view` and the create/replace calls."""
 
-    def __init__(self, ops: ViewOperations, name: str, catalog: Catalog | None = None) -> None:
+    def __init__(self, ops: MetadataSource, name: str, catalog: ViewCommitter | None = None) -> None:
         self._ops = ops
         self._name = name
         self._catalog = catalog
@@ -64,11 +106,11 @@ class View:
         return self._ops.identifier
 
     @property
-    def catalog(self) -> Catalog | None:
+    def catalog(self) -> ViewCommitter | None:
         return self._catalog
 
     @property
-    def operations(self) -> ViewOperations:
+    def operations(self) -> MetadataSource:
         return self._ops
 
     # -- metadata --------------------------------------------------------------------------------
@@ -134,49 +176,35 @@ class View:
         return self.metadata.sql_for(dialect, fallback=fallback)
 
     # -- changes ---------------------------------------------------------------------------------
+    def _fresh(self) -> ViewMetadata:
+        base = self._ops.refresh()
+        if base is None:  # pragma: no cover - refresh raises NoSuchViewError instead
+            raise InvalidStateError(f"View {self._name} has no metadata")
+        return base
+
+    def commit(self, change: ViewChange) -> View:
+        """Commit ``change`` through the catalog (:meth:`Catalog.commit_view`); this handle then
+        shows the committed metadata."""
+        if self._catalog is None:
+            raise InvalidStateError(f"View {self._name} has no catalog to commit to")
+        committed = self._catalog.commit_view(self, change.requirements, change.updates)
+        self._ops = committed.operations
+        return self
+
     def update_properties(self) -> UpdateViewProperties:
         """Start a properties change: ``.set(k, v)``, ``.remove(k)``, then ``.commit()``."""
         return UpdateViewProperties(self)
 
     def replace_version(
-        self,
-        *,
-        schema: Schema | None = None,
-        queries: Queries | None = None,
-        default_namespace: NamespaceLike | None = None,
-        default_catalog: str | None = None,
-        summary: Mapping[str, str] | None = None,
+        self, definition: ViewDefinition | None = None, **fields: Unpack[DefinitionFields]
     ) -> View:
         """Add a new version (id ``max + 1``) and make it current: Java's ``replaceVersion()``.
-        Properties and location are kept; an identical earlier version is reused, as Java does."""
-        representations = _representations(queries)
-        namespace = _default_namespace(default_namespace)
-        if not representations:
-            raise InvalidStateError("Cannot replace view without specifying a query")
-        if schema is None:
-            raise InvalidStateError("Cannot replace view without specifying schema")
-        if namespace is None:
-            raise InvalidStateError("Cannot replace view without specifying a default namespace")
-        new_schema = schema
-        new_namespace = namespace
-        full_summary = {**environment_summary(), **(summary or {})}
-
-        def apply(base: ViewMetadata) -> ViewMetadata:
-            ids = base.version_ids
-            max_id = max(ids) if ids else base.current_version.version_id
-            version = ViewVersion(
-                version_id=max_id + 1,
-                timestamp_ms=int(time.time() * 1000),
-                schema_id=new_schema.schema_id,
-                summary=full_summary,
-                representations=tuple(representations),
-                default_namespace=new_namespace,
-                default_catalog=default_catalog,
-            )
-            return ViewMetadata.build_from(base).set_current_version(version, new_schema).build()
-
-        commit_with_retries(self._ops, apply)
-        return self
+        Takes a :class:`ViewDefinition` or its fields (``schema``, ``queries``,
+        ``default_namespace``, ``default_catalog``, ``summary``); properties and location are kept.
+        An identical earlier version is reused, as Java does."""
+        d = ViewDefinition.of(definition, **fields)
+        d.checked("replace")
+        return self.commit(replace_change(self._fresh(), d))
 
     def add_dialects(
         self,
@@ -190,8 +218,9 @@ class View:
         """Translate the current SQL into ``dialects`` and commit ONE new version that keeps the
         schema, the defaults and every existing representation and adds the translations
         (:func:`iceview.sql.translate`, strict: an unsafe construct raises
-        ``UnsafeTranslationError`` and nothing is committed). Dialects the version already has are
-        left alone (one representation per dialect); when nothing is missing, nothing is committed.
+        ``UnsafeTranslationError``, several refused dialects raise ``DialectsRefusedError`` naming
+        each, and nothing is committed). Dialects the version already has are left alone (one
+        representation per dialect); when nothing is missing, nothing is committed.
 
         ``source`` picks the representation to translate (default ``spark``, else the first).
         Names are qualified with the version's ``default-catalog`` (or this view's catalog when it
@@ -199,109 +228,63 @@ class View:
         with. ``schemas`` gives relation schemas (by default the catalog's views and tables, through
         PyIceberg: ``tables`` is an optional PyIceberg catalog to load tables with). The summary of
         the new version records ``iceview.translated-from`` (the source dialect) and
-        ``iceview.translator-version``."""
+        ``iceview.translator-version``. If the view gets another current version before the commit
+        lands, the commit fails with ``CommitFailedError`` rather than add stale translations."""
         from iceview.sql.translate import provenance_summary
 
-        wanted = [d.strip().lower() for d in dialects]
+        base = self._fresh()
+        current = base.current_version
+        reps = [r for r in current.representations if isinstance(r, SQLRepresentation)]
+        if not reps:
+            raise InvalidStateError(f"View {self._name} has no SQL representation to translate")
         catalog_name = self._name.split(".", 1)[0] if self._catalog is None else self._catalog.name
-        cache: dict[tuple[int, str], list[SQLRepresentation]] = {}
+        lookup: SchemaLookup | None = None
+        if schemas is not None:
+            fixed = schemas
 
-        def translations(version: ViewVersion) -> list[SQLRepresentation]:
-            reps = [r for r in version.representations if isinstance(r, SQLRepresentation)]
-            if not reps:
-                raise InvalidStateError(f"View {self._name} has no SQL representation to translate")
-            key = (version.version_id, str(version.timestamp_ms))
-            if key not in cache:
-                default_catalog = version.default_catalog or catalog_name
-                lookup = None
-                if schemas is not None:
-                    fixed = schemas
+            def lookup_fixed(sql: str, dialect: str) -> Mapping[tuple[str, ...], Schema]:
+                return fixed
 
-                    def lookup_fixed(sql: str, dialect: str) -> Mapping[tuple[str, ...], Schema]:
-                        return fixed
+            lookup = lookup_fixed
+        elif self._catalog is not None:
+            cat = self._catalog
 
-                    lookup = lookup_fixed
-                elif isinstance(self._catalog, MetastoreViewCatalog):
-                    cat = self._catalog
-
-                    def lookup_catalog(sql: str, dialect: str) -> Mapping[tuple[str, ...], Schema]:
-                        return cat.relation_schemas(
-                            sql,
-                            dialect,
-                            default_catalog=version.default_catalog,
-                            default_namespace=version.default_namespace,
-                            tables=tables,
-                        )
-
-                    lookup = lookup_catalog
-                cache[key] = translate_representations(
-                    reps,
-                    wanted,
-                    default_catalog=default_catalog,
-                    default_namespace=version.default_namespace,
-                    known_catalogs={catalog_name, *known_catalogs},
-                    schemas=lookup,
-                    source=source,
+            def lookup_catalog(sql: str, dialect: str) -> Mapping[tuple[str, ...], Schema]:
+                return cat.relation_schemas(
+                    sql,
+                    dialect,
+                    default_catalog=current.default_catalog,
+                    default_namespace=current.default_namespace,
+                    tables=tables,
                 )
-            return cache[key]
 
-        base = self._ops.refresh()
-        if base is None:  # pragma: no cover - refresh raises NoSuchViewError instead
-            raise InvalidStateError(f"View {self._name} has no metadata")
-        if not translations(base.current_version):
+            lookup = lookup_catalog
+        added = translate_representations(
+            reps,
+            [d.strip().lower() for d in dialects],
+            default_catalog=current.default_catalog or catalog_name,
+            default_namespace=current.default_namespace,
+            known_catalogs={catalog_name, *known_catalogs},
+            schemas=lookup,
+            source=source,
+        )
+        if not added:
             return self
-
-        def apply(metadata: ViewMetadata) -> ViewMetadata:
-            current = metadata.current_version
-            added = translations(current)
-            if not added:
-                return metadata
-            src = source_representation(
-                [r for r in current.representations if isinstance(r, SQLRepresentation)]
-            )
-            if source is not None:
-                src = next(
-                    r
-                    for r in current.representations
-                    if isinstance(r, SQLRepresentation) and r.dialect.lower() == source.lower()
-                )
-            ids = metadata.version_ids
-            version = ViewVersion(
-                version_id=(max(ids) if ids else current.version_id) + 1,
-                timestamp_ms=int(time.time() * 1000),
-                schema_id=current.schema_id,
-                summary={**environment_summary(), **provenance_summary(src.dialect)},
-                representations=(*current.representations, *added),
-                default_namespace=current.default_namespace,
-                default_catalog=current.default_catalog,
-            )
-            return ViewMetadata.build_from(metadata).set_current_version(version, metadata.schema).build()
-
-        commit_with_retries(self._ops, apply)
-        return self
+        src = source_representation(reps, source)
+        change = add_version_change(base, (*current.representations, *added), provenance_summary(src.dialect))
+        return self.commit(change)
 
     def set_current_version(self, version_id: int) -> View:
         """Make a retained version current again (a rollback); the version log records it.
         Unknown ids raise ``InvalidArgumentError`` (``Cannot set current version to unknown version: N``)."""
-
-        def apply(base: ViewMetadata) -> ViewMetadata:
-            return ViewMetadata.build_from(base).set_current_version_id(version_id).build()
-
-        commit_with_retries(self._ops, apply)
-        return self
+        return self.commit(rollback_change(self._fresh(), version_id))
 
     def update_location(self, location: str | None) -> View:
         """Move the view's base location (new metadata files go under it): Java's
         ``updateLocation().setLocation(location).commit()``."""
         if location is None:
             raise InvalidStateError("Invalid view location: null")
-        new_location = location
-
-        def apply(base: ViewMetadata) -> ViewMetadata:
-            return ViewMetadata.build_from(base).set_location(new_location).build()
-
-        commit_with_retries(self._ops, apply)
-        return self
+        return self.commit(location_change(self._fresh(), location))
 
     def __repr__(self) -> str:
         return f"View({self._name!r})"
@@ -309,7 +292,8 @@ class View:
 
 class UpdateViewProperties:
     """A pending properties change: Java's ``PropertiesUpdate``. Setting an unchanged value still
-    writes a new metadata file, as in Java; versions and the version log are untouched."""
+    writes a new metadata file, as in Java; an empty change writes nothing. Versions and the version
+    log are untouched."""
 
     def __init__(self, view: View) -> None:
         self._view = view
@@ -337,19 +321,16 @@ class UpdateViewProperties:
 
     def apply(self) -> Mapping[str, str]:
         """The properties the view would have, on top of a fresh refresh."""
-        base = self._view.operations.refresh()
-        if base is None:  # pragma: no cover - refresh raises NoSuchViewError instead
-            raise InvalidStateError(f"View {self._view.name} has no metadata")
-        return self._apply(base).properties
-
-    def _apply(self, base: ViewMetadata) -> ViewMetadata:
+        base = self._view._fresh()
         return (
             ViewMetadata.build_from(base)
             .set_properties(dict(self._updates))
             .remove_properties(list(self._removals))
             .build()
+            .properties
         )
 
     def commit(self) -> View:
-        commit_with_retries(self._view.operations, self._apply)
-        return self._view
+        """Commit the change (nothing is written when it sets and removes nothing)."""
+        change = properties_change(self._view._fresh(), self._updates, self._removals)
+        return self._view.commit(change)

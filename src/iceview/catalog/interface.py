@@ -1,0 +1,263 @@
+"""The view catalog interface: what every catalog offers, whatever holds its pointers.
+
+Every change to a view goes through one method, :meth:`Catalog.commit_view`, as requirements plus
+updates (REST's ``CommitViewRequest``). Create and replace take a
+:class:`~iceview.view.ViewDefinition` (or its fields as keywords). Engines and the command line ask
+a catalog what they need through this interface only: the table catalog for table schemas
+(:meth:`Catalog.table_catalog`), the schemas a query reads (:meth:`Catalog.relation_schemas`), its
+type and a displayable address (:attr:`Catalog.catalog_type`, :meth:`Catalog.display_uri`).
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pyiceberg.schema import Schema
+
+from iceview.identifiers import IdentifierLike, NamespaceLike, ViewIdentifier, to_identifier
+from iceview.spec import ViewRequirement, ViewUpdate
+from iceview.view import View, ViewDefinition, source_representation, translate_representations
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from iceview.view import DefinitionFields
+
+__all__ = ["Catalog", "NamespacePropertiesUpdate", "close_table_catalog"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class NamespacePropertiesUpdate:
+    """What :meth:`Catalog.update_namespace_properties` did (PyIceberg's ``PropertiesUpdateSummary``)."""
+
+    removed: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+class Catalog(ABC):
+    """The view catalog API. Identifiers are ``"ns.name"`` strings or tuples of levels; namespaces
+    are ``"a.b"`` strings or tuples."""
+
+    catalog_type: ClassVar[str] = "unknown"
+    """The catalog's type as configured (``type`` property): ``sql``, ``rest``, ..."""
+
+    def __init__(self, name: str, properties: Mapping[str, str]) -> None:
+        self.name = name
+        self.properties: dict[str, str] = dict(properties)
+
+    # -- the one change path ---------------------------------------------------------------------
+    @abstractmethod
+    def commit_view(
+        self,
+        identifier: IdentifierLike | View,
+        requirements: Sequence[ViewRequirement],
+        updates: Sequence[ViewUpdate],
+    ) -> View:
+        """Check ``requirements`` against the view's current metadata, apply ``updates`` to it
+        (:func:`iceview.spec.apply`) and swap the catalog's pointer to the result, retrying on
+        conflicts with the view's ``commit.retry.*`` properties (updates are re-applied to the
+        fresh metadata; requirements are checked again and a failed one is not retried). With
+        :class:`~iceview.spec.AssertCreate` the view is created. An empty change commits nothing.
+        The counterpart of PyIceberg's ``Catalog.commit_table``: ``identifier`` may be a
+        :class:`View` handle of this catalog, whose loaded metadata is then the first base."""
+
+    # -- create and replace ----------------------------------------------------------------------
+    def create_view(
+        self,
+        identifier: IdentifierLike,
+        definition: ViewDefinition | None = None,
+        **fields: Unpack[DefinitionFields],
+    ) -> View:
+        """Create a view from ``definition`` (or its fields as keywords). Java's
+        ``buildView(...).create()``: ``ViewAlreadyExistsError`` if it exists."""
+        return self._create_view(to_identifier(identifier), self._prepared(definition, fields))
+
+    def replace_view(
+        self,
+        identifier: IdentifierLike,
+        definition: ViewDefinition | None = None,
+        **fields: Unpack[DefinitionFields],
+    ) -> View:
+        """Replace a view's definition with a new current version (properties are merged; the
+        location moves only when given). Java's ``buildView(...).replace()``."""
+        return self._replace_view(to_identifier(identifier), self._prepared(definition, fields))
+
+    def create_or_replace_view(
+        self,
+        identifier: IdentifierLike,
+        definition: ViewDefinition | None = None,
+        **fields: Unpack[DefinitionFields],
+    ) -> View:
+        """Create the view, or replace it if it exists. Java's ``createOrReplace()``."""
+        return self._create_or_replace_view(to_identifier(identifier), self._prepared(definition, fields))
+
+    @abstractmethod
+    def _create_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View: ...
+
+    @abstractmethod
+    def _replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View: ...
+
+    @abstractmethod
+    def _create_or_replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View: ...
+
+    def _prepared(self, definition: ViewDefinition | None, fields: DefinitionFields) -> ViewDefinition:
+        """The definition asked for, with the translations of its ``dialects`` added (and the
+        provenance keys in the summary). Unsafe SQL raises; nothing is committed then."""
+        d = ViewDefinition.of(definition, **fields)
+        if not d.dialects or not d.representations or d.default_namespace is None:
+            return d
+        namespace = d.default_namespace
+        added = translate_representations(
+            d.representations,
+            d.dialects,
+            default_catalog=d.default_catalog or self.name,
+            default_namespace=namespace,
+            known_catalogs={self.name, d.default_catalog or self.name},
+            schemas=lambda sql, dialect: self.relation_schemas(
+                sql, dialect, default_catalog=d.default_catalog, default_namespace=namespace
+            ),
+        )
+        if not added:
+            return d.with_representations(d.representations, d.summary)
+        from iceview.sql.translate import provenance_summary
+
+        source = source_representation(d.representations)
+        return d.with_representations(
+            [*d.representations, *added], {**d.summary, **provenance_summary(source.dialect)}
+        )
+
+    # -- views -----------------------------------------------------------------------------------
+    @abstractmethod
+    def load_view(self, identifier: IdentifierLike) -> View: ...
+
+    @abstractmethod
+    def view_exists(self, identifier: IdentifierLike) -> bool: ...
+
+    @abstractmethod
+    def list_views(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]: ...
+
+    @abstractmethod
+    def drop_view(self, identifier: IdentifierLike) -> bool: ...
+
+    @abstractmethod
+    def rename_view(self, from_identifier: IdentifierLike, to_identifier: IdentifierLike) -> None: ...
+
+    @abstractmethod
+    def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View: ...
+
+    # -- tables (read-only: tables belong to PyIceberg / Iceberg Java) ----------------------------
+    @abstractmethod
+    def table_exists(self, identifier: IdentifierLike) -> bool: ...
+
+    @abstractmethod
+    def list_tables(self, namespace: NamespaceLike) -> list[tuple[str, ...]]: ...
+
+    def table_catalog(self) -> Any:
+        """PyIceberg's catalog on the same metastore, for the schemas and data of tables, or None
+        when there is none. The caller owns it (close it, or dispose its engine, when done)."""
+        return None
+
+    def relation_schemas(
+        self,
+        sql: str,
+        dialect: str,
+        *,
+        default_catalog: str | None,
+        default_namespace: Sequence[str],
+        tables: Any = None,
+    ) -> dict[tuple[str, ...], Schema]:
+        """The schemas of the relations ``sql`` reads that live in this catalog (views: their
+        current schema; tables: PyIceberg's, through ``tables`` or :meth:`table_catalog`), by
+        qualified name. For translation's type rules."""
+        from iceview.sql import find_references, qualify_parts
+
+        catalog = default_catalog or self.name
+        out: dict[tuple[str, ...], Schema] = {}
+        table_catalog = tables
+        created = False
+        try:
+            for ref in find_references(sql, dialect):
+                parts = qualify_parts(
+                    ref.parts,
+                    default_catalog=catalog,
+                    default_namespace=default_namespace,
+                    known_catalogs={catalog, self.name},
+                )
+                if parts in out or parts[0] != self.name or len(parts) < 3:
+                    continue
+                ident = parts[1:]
+                try:
+                    if self.view_exists(ident):
+                        out[parts] = self.load_view(ident).schema
+                        continue
+                    if self.table_exists(ident):
+                        if table_catalog is None:
+                            table_catalog = self.table_catalog()
+                            created = table_catalog is not None
+                        if table_catalog is not None:
+                            out[parts] = table_catalog.load_table(ident).schema()
+                except Exception as e:  # a schema we cannot read only makes the type rules stricter
+                    log.debug("No schema for %s: %s", ".".join(parts), e)
+        finally:
+            if created:
+                close_table_catalog(table_catalog)
+        return out
+
+    # -- namespaces ------------------------------------------------------------------------------
+    @abstractmethod
+    def create_namespace(
+        self, namespace: NamespaceLike, properties: Mapping[str, str] | None = None
+    ) -> None: ...
+
+    @abstractmethod
+    def list_namespaces(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]: ...
+
+    @abstractmethod
+    def namespace_exists(self, namespace: NamespaceLike) -> bool: ...
+
+    @abstractmethod
+    def load_namespace_properties(self, namespace: NamespaceLike) -> dict[str, str]: ...
+
+    @abstractmethod
+    def update_namespace_properties(
+        self,
+        namespace: NamespaceLike,
+        removals: Iterable[str] | None = None,
+        updates: Mapping[str, str] | None = None,
+    ) -> NamespacePropertiesUpdate: ...
+
+    @abstractmethod
+    def drop_namespace(self, namespace: NamespaceLike) -> bool: ...
+
+    # -- display and lifecycle -------------------------------------------------------------------
+    def display_uri(self) -> str | None:
+        """Where the catalog lives, for display: secrets (passwords, tokens) are masked."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+    def __enter__(self) -> Catalog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def close_table_catalog(table_catalog: Any) -> None:
+    """Release what a catalog from :meth:`Catalog.table_catalog` holds (PyIceberg's SQL catalog
+    keeps a SQLAlchemy engine; others hold nothing to release)."""
+    from pyiceberg.catalog.sql import SqlCatalog as PyIcebergSqlCatalog
+
+    if isinstance(table_catalog, PyIcebergSqlCatalog):
+        table_catalog.engine.dispose()

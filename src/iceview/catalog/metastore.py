@@ -1,0 +1,209 @@
+"""The view API over a metastore that holds one pointer per view: Java's
+``BaseMetastoreViewCatalog`` (+ ``BaseViewBuilder``) and ``CatalogHandlers.updateView``.
+
+:meth:`MetastoreViewCatalog.commit_view` is the one commit loop: refresh, check the requirements,
+apply the updates to the fresh base with :func:`iceview.spec.apply`, compare-and-swap the pointer;
+on :class:`~iceview.errors.CommitFailedError` sleep and try again with the ``commit.retry.*`` view
+properties (Java's defaults: 4 retries, 100 ms to 60 s, 30 min in all, doubling). Every operation
+(create, replace, rollback, properties, location, translations) reaches the metastore through it.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+
+from pyiceberg.io import FileIO
+
+from iceview import files
+from iceview.catalog.interface import Catalog
+from iceview.catalog.operations import ViewOperations, read_metadata
+from iceview.catalog.properties import (
+    VIEW_DEFAULT_PREFIX,
+    VIEW_OVERRIDE_PREFIX,
+    RetryPolicy,
+    properties_with_prefix,
+)
+from iceview.errors import (
+    CommitFailedError,
+    InvalidArgumentError,
+    NoSuchViewError,
+    TableAlreadyExistsError,
+    ViewAlreadyExistsError,
+)
+from iceview.identifiers import IdentifierLike, ViewIdentifier, to_identifier
+from iceview.spec import AssertCreate, ViewMetadata, ViewRequirement, ViewUpdate, apply
+from iceview.view import View, ViewDefinition
+from iceview.view.changes import create_change, replace_change
+
+__all__ = ["MetastoreViewCatalog"]
+
+
+class _RequirementFailed(Exception):
+    """Carries a failed requirement out of the retry loop: it is not retried (Java's
+    ``ValidationFailureException``)."""
+
+    def __init__(self, error: CommitFailedError) -> None:
+        self.error = error
+
+
+class MetastoreViewCatalog(Catalog):
+    """The view API over a metastore. Subclasses supply :meth:`new_view_ops`,
+    :meth:`table_exists`, :meth:`view_exists`, :meth:`default_view_location` and the rest of
+    :class:`Catalog`."""
+
+    def __init__(self, name: str, properties: Mapping[str, str]) -> None:
+        super().__init__(name, properties)
+        self._io: FileIO | None = None
+
+    @property
+    def io(self) -> FileIO:
+        """PyIceberg's FileIO for the catalog properties (``py-io-impl``, ``s3.*``, ...)."""
+        if self._io is None:
+            self._io = files.file_io_for(self.properties.get("warehouse") or "", self.properties)
+        return self._io
+
+    @abstractmethod
+    def new_view_ops(self, identifier: ViewIdentifier) -> ViewOperations: ...
+
+    @abstractmethod
+    def default_view_location(self, identifier: ViewIdentifier) -> str: ...
+
+    def full_view_name(self, identifier: ViewIdentifier) -> str:
+        """Java's ``ViewUtil.fullViewName``: ``<catalog>.<ns>.<name>``."""
+        return f"{self.name}.{identifier}"
+
+    def _view(self, ops: ViewOperations) -> View:
+        return View(ops, self.full_view_name(ops.identifier), catalog=self)
+
+    # -- load ------------------------------------------------------------------------------------
+    def load_view(self, identifier: IdentifierLike) -> View:
+        ident = to_identifier(identifier)
+        ops = self.new_view_ops(ident)
+        if ops.current() is None:
+            raise NoSuchViewError(f"View does not exist: {ident}")
+        return self._view(ops)
+
+    # -- the one commit loop ---------------------------------------------------------------------
+    def commit_view(
+        self,
+        identifier: IdentifierLike | View,
+        requirements: Sequence[ViewRequirement],
+        updates: Sequence[ViewUpdate],
+    ) -> View:
+        if isinstance(identifier, View):
+            ident = identifier.identifier
+            handle_ops = identifier.operations
+            # a handle of this catalog: its loaded metadata is the first base (as Java's
+            # PropertiesUpdate refreshes its own operations), so nothing is read twice
+            reuse = identifier.catalog is self and isinstance(handle_ops, ViewOperations)
+            ops = handle_ops if reuse and isinstance(handle_ops, ViewOperations) else self.new_view_ops(ident)
+        else:
+            ident = to_identifier(identifier)
+            ops = self.new_view_ops(ident)
+            reuse = False
+        if any(isinstance(r, AssertCreate) for r in requirements):
+            return self._commit_create(ops, requirements, updates)
+        first = ops.current() if reuse else ops.refresh()
+        if first is None:
+            raise NoSuchViewError(f"View does not exist: {ident}")
+        pending: list[ViewMetadata] = [first]
+
+        def attempt() -> ViewMetadata:
+            base = pending.pop() if pending else ops.refresh()
+            if base is None:
+                raise NoSuchViewError(f"View does not exist: {ident}")
+            try:
+                for requirement in requirements:
+                    requirement.validate(base)
+            except CommitFailedError as e:
+                raise _RequirementFailed(e) from e
+            new = apply(base, updates)
+            if not new.changes:
+                return base  # nothing to commit (Java's CatalogHandlers skips the commit too)
+            return ops.commit(base, new)
+
+        try:
+            RetryPolicy.from_properties(first.properties).run(attempt)
+        except _RequirementFailed as e:
+            raise e.error from None
+        return self._view(ops)
+
+    def _commit_create(
+        self, ops: ViewOperations, requirements: Sequence[ViewRequirement], updates: Sequence[ViewUpdate]
+    ) -> View:
+        base = ops.current()
+        if base is not None:
+            raise ViewAlreadyExistsError(f"View already exists: {ops.identifier}")
+        for requirement in requirements:
+            requirement.validate(base)
+        try:
+            ops.commit(None, apply(None, updates))
+        except CommitFailedError as e:
+            raise ViewAlreadyExistsError(f"View was created concurrently: {ops.identifier}") from e
+        return self._view(ops)
+
+    # -- create / replace (BaseViewBuilder) ------------------------------------------------------
+    def _properties(self, definition: ViewDefinition) -> dict[str, str]:
+        """Java's builder properties: ``view-default.*``, the definition's, ``view-override.*``."""
+        props = properties_with_prefix(self.properties, VIEW_DEFAULT_PREFIX)
+        props.update(definition.properties)
+        props.update(properties_with_prefix(self.properties, VIEW_OVERRIDE_PREFIX))
+        return props
+
+    def _create_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
+        if self.view_exists(identifier):
+            raise ViewAlreadyExistsError(f"View already exists: {identifier}")
+        location = definition.location
+        if location is None:
+            definition.checked("create")
+            location = self.default_view_location(identifier)
+        change = create_change(definition, location, self._properties(definition))
+        return self.commit_view(identifier, change.requirements, change.updates)
+
+    def _replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
+        if self.table_exists(identifier):
+            raise TableAlreadyExistsError(f"Table with same name already exists: {identifier}")
+        base = self.new_view_ops(identifier).current()
+        if base is None:
+            raise NoSuchViewError(f"View does not exist: {identifier}")
+        change = replace_change(base, definition, self._properties(definition))
+        # Java's builder makes one attempt (a conflict is "View was updated concurrently"); iceview
+        # re-applies the replace on the refreshed view with the commit.retry.* properties.
+        try:
+            return self.commit_view(identifier, change.requirements, change.updates)
+        except CommitFailedError as e:
+            raise CommitFailedError(f"View was updated concurrently: {identifier} ({e})") from e
+
+    def _create_or_replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
+        for attempt in range(3):
+            last = attempt == 2
+            if not self.view_exists(identifier):
+                try:
+                    return self._create_view(identifier, definition)
+                except ViewAlreadyExistsError:
+                    if last:
+                        raise
+                    continue  # created concurrently: replace it
+            try:
+                return self._replace_view(identifier, definition)
+            except NoSuchViewError:
+                if last:
+                    raise
+                continue  # dropped concurrently: create it
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- register --------------------------------------------------------------------------------
+    def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View:
+        """Point a new view at an existing metadata file (no new file is written, as in Java).
+        This is the one change that is no update: the REST spec has its own ``register-view``."""
+        ident = to_identifier(identifier)
+        if not metadata_location:
+            raise InvalidArgumentError("Cannot register an empty metadata file location as a view")
+        if self.view_exists(ident):
+            raise ViewAlreadyExistsError(f"View already exists: {ident}")
+        if self.table_exists(ident):
+            raise TableAlreadyExistsError(f"Table with same name already exists: {ident}")
+        ops = self.new_view_ops(ident)
+        ops.commit(None, read_metadata(self.io, metadata_location))
+        return self._view(ops)

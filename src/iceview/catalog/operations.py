@@ -1,0 +1,171 @@
+"""One view's metadata pointer in a metastore: Java's ``BaseViewOperations``.
+
+:class:`ViewOperations` holds one view's current metadata and its location. ``refresh()`` asks the
+metastore where the pointer is and reads that file; ``commit(base, new)`` writes a new metadata file
+and asks the metastore to swap the pointer from ``base``'s file to it (compare-and-swap). A definite
+failure deletes the file it wrote; an unknown outcome keeps it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+
+from pyiceberg.io import FileIO
+
+from iceview import files
+from iceview.errors import (
+    CommitFailedError,
+    CommitStateUnknownError,
+    InvalidMetadataError,
+    NoSuchViewError,
+    ViewAlreadyExistsError,
+    ViewUUIDMismatchError,
+)
+from iceview.identifiers import ViewIdentifier
+from iceview.spec import ViewMetadata
+
+__all__ = ["ViewOperations", "delete_file_quietly", "read_metadata"]
+
+log = logging.getLogger(__name__)
+
+
+def read_metadata(io: FileIO, location: str) -> ViewMetadata:
+    """Read a metadata file; errors name the file (``NotFoundError``, ``InvalidMetadataError``)."""
+    try:
+        return files.read_metadata(location, io=io)
+    except InvalidMetadataError as e:
+        if e.location:
+            raise
+        raise e.with_location(location) from e
+
+
+def delete_file_quietly(io: FileIO, location: str) -> None:
+    """Best-effort delete (cleanup of an orphan, or a drop with gc.enabled)."""
+    try:
+        files.delete_file(location, io=io)
+    except Exception as e:
+        log.warning("Failed to delete metadata file %s: %s", location, e)
+
+
+# ----------------------------------------------------------------------------- operations
+
+
+class ViewOperations(ABC):
+    """One view's metadata pointer: Java's ``BaseViewOperations``.
+
+    Subclasses implement :meth:`do_refresh` (where does the metastore point?) and :meth:`do_commit`
+    (swap the pointer). This class reads and writes the metadata files, names them as Java does,
+    enforces the view-uuid rule on refresh and cleans up after definite failures.
+    """
+
+    def __init__(self, identifier: ViewIdentifier, io: FileIO, full_name: str) -> None:
+        self.identifier = identifier
+        self.io = io
+        self.full_name = full_name
+        self._current: ViewMetadata | None = None
+        self._current_location: str | None = None
+        self._should_refresh = True
+
+    # -- to implement --------------------------------------------------------------------------
+    @abstractmethod
+    def do_refresh(self) -> str | None:
+        """The metadata location the metastore points at, or None when there is no such view.
+        Java raises ``NoSuchViewException`` when the view disappeared after having been loaded;
+        :meth:`refresh` does that from a None."""
+
+    @abstractmethod
+    def do_commit(self, base: ViewMetadata | None, new_location: str) -> None:
+        """Swap the pointer from ``base``'s file (``None``: create the entry) to ``new_location``.
+
+        Raise :class:`CommitFailedError` (or another iceview error) when the swap definitely did
+        not happen, and :class:`CommitStateUnknownError` when it may have."""
+
+    # -- state -----------------------------------------------------------------------------------
+    @property
+    def current_metadata_location(self) -> str | None:
+        return self._current_location
+
+    def request_refresh(self) -> None:
+        self._should_refresh = True
+
+    def current(self) -> ViewMetadata | None:
+        """The metadata as last loaded; refreshed first only if a commit asked for it."""
+        if self._should_refresh:
+            return self.refresh()
+        return self._current
+
+    def refresh(self) -> ViewMetadata | None:
+        """Ask the metastore and load the file it points at (only if it changed)."""
+        had_metadata = self._current_location is not None
+        location = self.do_refresh()
+        if location is None:
+            if had_metadata:
+                self._current = None
+                self._current_location = None
+                self._should_refresh = True
+                raise NoSuchViewError(f"View does not exist: {self.identifier}")
+            self._should_refresh = False
+            return None
+        self.refresh_from_location(location)
+        return self._current
+
+    def refresh_from_location(self, location: str) -> None:
+        if location != self._current_location:
+            log.debug("Refreshing view metadata from new version: %s", location)
+            metadata = read_metadata(self.io, location)
+            if self._current is not None and metadata.uuid.lower() != self._current.uuid.lower():
+                raise ViewUUIDMismatchError(
+                    f"View UUID does not match: current={self._current.uuid} != refreshed={metadata.uuid} "
+                    f"(view {self.identifier}, metadata file {location})"
+                )
+            self._current = metadata
+            self._current_location = location
+        self._should_refresh = False
+
+    # -- commit ----------------------------------------------------------------------------------
+    def commit(self, base: ViewMetadata | None, metadata: ViewMetadata) -> ViewMetadata:
+        """Commit ``metadata`` on top of ``base`` (None to create); returns the committed metadata
+        (with its file location). Java's ``BaseViewOperations.commit``."""
+        current = self.current()
+        if base is not current:
+            if base is not None:
+                raise CommitFailedError("Cannot commit: stale view metadata")
+            raise ViewAlreadyExistsError(f"View already exists: {self.identifier}")
+        if base is metadata:
+            log.info("Nothing to commit.")
+            return metadata
+        start = time.monotonic()
+        written = metadata.metadata_file_location is None
+        if written:
+            new_location = files.new_metadata_location(
+                metadata.location, metadata.properties, self._current_location
+            )
+            files.write_metadata(metadata, new_location, io=self.io)
+            committed = metadata.with_metadata_file_location(new_location)
+        else:
+            registered = metadata.metadata_file_location
+            assert registered is not None
+            new_location = registered
+            committed = metadata
+        try:
+            self.do_commit(base, new_location)
+        except CommitStateUnknownError:
+            # the pointer may hold the new file: keep it
+            self.request_refresh()
+            raise
+        except BaseException:
+            # a definite failure (or an interrupt before anything was sent): the file is an orphan
+            if written:
+                delete_file_quietly(self.io, new_location)
+            raise
+        self._current = committed
+        self._current_location = new_location
+        # as Java: the next current() asks the metastore again (cheap: the file is not re-read
+        # while the pointer still holds it)
+        self._should_refresh = True
+        log.info(
+            "Successfully committed to view %s in %d ms", self.full_name, (time.monotonic() - start) * 1000
+        )
+        return committed

@@ -1,0 +1,270 @@
+"""The SQL side of the SQL catalog: Java's ``JdbcUtil`` statements (bound parameters only), the
+SQLAlchemy URL and engine, transactions, and how database errors are classified."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, TextClause, create_engine, event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.pool import StaticPool
+
+from iceview.catalog.properties import property_as_bool
+
+# ----------------------------------------------------------------------------- statements
+
+
+class Stmt:
+    """A statement in Java's text, with JDBC ``?`` placeholders turned into SQLAlchemy binds."""
+
+    __slots__ = ("clause", "sql")
+
+    def __init__(self, sql: str) -> None:
+        self.sql = sql
+        parts = sql.split("?")
+        bound = parts[0]
+        for i, part in enumerate(parts[1:]):
+            bound += f":p{i}" + part
+        self.clause: TextClause = text(bound)
+
+    def params(self, *args: str | None) -> dict[str, str | None]:
+        return {f"p{i}": a for i, a in enumerate(args)}
+
+
+_VIEW = "iceberg_type = 'VIEW'"
+_TABLE = "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
+
+V0_CREATE_CATALOG_SQL = (
+    "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,"
+    "table_namespace VARCHAR(255) NOT NULL,table_name VARCHAR(255) NOT NULL,"
+    "metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
+    "PRIMARY KEY (catalog_name, table_namespace, table_name))"
+)
+V1_UPDATE_CATALOG_SQL = "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)"
+CREATE_NAMESPACE_PROPERTIES_TABLE_SQL = (
+    "CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,"
+    "namespace VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),"
+    "PRIMARY KEY (catalog_name, namespace, property_key))"
+)
+
+_COMMIT = (
+    "UPDATE iceberg_tables SET metadata_location = ? , previous_metadata_location = ? WHERE catalog_name = ? "
+    "AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+)
+V1_DO_COMMIT_VIEW_SQL = Stmt(_COMMIT + " AND " + _VIEW)
+_GET = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
+GET_VIEW_SQL = Stmt(_GET + " AND " + _VIEW)
+V1_GET_TABLE_SQL = Stmt(_GET + " AND " + _TABLE)
+V0_GET_TABLE_SQL = Stmt(_GET)
+_LIST = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
+LIST_VIEW_SQL = Stmt(_LIST + " AND " + _VIEW)
+V1_LIST_TABLE_SQL = Stmt(_LIST + " AND " + _TABLE)
+V0_LIST_TABLE_SQL = Stmt(_LIST)
+RENAME_VIEW_SQL = Stmt(
+    "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? "
+    "AND table_namespace = ? AND table_name = ? AND " + _VIEW
+)
+DROP_VIEW_SQL = Stmt(
+    "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace  = ? AND table_name = ? AND "
+    + _VIEW
+)
+GET_NAMESPACE_SQL = Stmt(
+    "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND  (table_namespace = ? OR "
+    "table_namespace LIKE ? ESCAPE '!') LIMIT 1"
+)
+# Java sends these LIKEs without ESCAPE and filters the fuzzy matches afterwards; iceview escapes
+# the pattern (and still filters)
+LIST_NAMESPACES_SQL = Stmt(
+    "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND table_namespace LIKE ? "
+    "ESCAPE '!'"
+)
+LIST_ALL_NAMESPACES_SQL = Stmt("SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?")
+V1_DO_COMMIT_CREATE_SQL = Stmt(
+    "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+    "previous_metadata_location, iceberg_type)  VALUES (?,?,?,?,null,?)"
+)
+GET_NAMESPACE_PROPERTIES_SQL = Stmt(
+    "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? AND  ( namespace = ? OR "
+    "namespace LIKE ? ESCAPE '!'  ) "
+)
+_INSERT_NAMESPACE_PROPERTIES_SQL = (
+    "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES "
+)
+GET_ALL_NAMESPACE_PROPERTIES_SQL = Stmt(
+    "SELECT *  FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? "
+)
+_DELETE_NAMESPACE_PROPERTIES_SQL = (
+    "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key IN "
+)
+DELETE_ALL_NAMESPACE_PROPERTIES_SQL = Stmt(
+    "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?"
+)
+LIST_PROPERTY_NAMESPACES_SQL = Stmt(
+    "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace LIKE ? "
+    "ESCAPE '!'"
+)
+LIST_ALL_PROPERTY_NAMESPACES_SQL = Stmt(
+    "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?"
+)
+
+
+def insert_properties_stmt(size: int) -> Stmt:
+    return Stmt(_INSERT_NAMESPACE_PROPERTIES_SQL + ", ".join(["(?,?,?,?)"] * size))
+
+
+def update_properties_stmt(size: int) -> Stmt:
+    cases = "".join(" WHEN property_key = ? THEN ?" for _ in range(size))
+    return Stmt(
+        "UPDATE iceberg_namespace_properties SET property_value = CASE"
+        + cases
+        + " END WHERE catalog_name = ? AND namespace = ? AND property_key IN ("
+        + ",".join(["?"] * size)
+        + ")"
+    )
+
+
+def delete_properties_stmt(size: int) -> Stmt:
+    return Stmt(_DELETE_NAMESPACE_PROPERTIES_SQL + "(" + ",".join(["?"] * size) + ")")
+
+
+def like_escape(value: str) -> str:
+    """Java's escaping for ``LIKE ... ESCAPE '!'``."""
+    return value.replace("!", "!!").replace("_", "!_").replace("%", "!%")
+
+
+# ----------------------------------------------------------------------------- connections
+
+
+def to_sqlalchemy_url(uri: str, properties: Mapping[str, str] | None = None) -> URL:
+    """A SQLAlchemy URL from a SQLAlchemy or JDBC URL.
+
+    ``jdbc:sqlite:/p`` becomes ``sqlite:////p``; ``jdbc:postgresql://h:p/db`` and
+    ``postgresql://...`` use psycopg 3. ``jdbc.user`` / ``jdbc.password`` fill in missing
+    credentials."""
+    props = properties or {}
+    if uri.startswith("jdbc:sqlite:"):
+        path = uri[len("jdbc:sqlite:") :]
+        if path.startswith("file:"):
+            path = path[len("file:") :]
+        url = make_url("sqlite://") if path in ("", ":memory:") else make_url("sqlite:///" + path)
+    else:
+        if uri.startswith("jdbc:"):
+            uri = uri[len("jdbc:") :]
+        url = make_url(uri)
+    driver = url.drivername
+    if driver in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    user = props.get("jdbc.user")
+    password = props.get("jdbc.password")
+    if url.username is None and user:
+        url = url.set(username=user)
+    if url.password is None and password:
+        url = url.set(password=password)
+    return url
+
+
+def is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Connection]:
+    """``engine.begin()`` that never hands a connection back to the pool after a failed write.
+
+    A COMMIT can fail and leave the uncommitted change on the driver's connection (SQLite's
+    "database is locked" does: the transaction stays open). Returned to the pool, that connection
+    would show the change to its next user, or commit it with theirs, and the catalog could end up
+    pointing at a metadata file that was deleted as an orphan. So on any error the connection is
+    invalidated: closed, which discards the transaction, and replaced in the pool.
+    """
+    conn = engine.connect()
+    try:
+        yield conn
+        conn.commit()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.invalidate()
+        raise
+    finally:
+        conn.close()
+
+
+def make_engine(url: URL, properties: Mapping[str, str]) -> Engine:
+    echo_prop = str(properties.get("echo", "false")).lower()
+    echo: bool | str = "debug" if echo_prop == "debug" else echo_prop == "true"
+    kwargs: dict[str, Any] = {"echo": echo}
+    if is_sqlite(url):
+        database = url.database or ""
+        timeout = float(properties.get("sqlite.timeout", "30"))
+        connect_args: dict[str, Any] = {"timeout": timeout, "check_same_thread": False}
+        if database in ("", ":memory:"):
+            kwargs["poolclass"] = StaticPool
+        else:
+            parent = os.path.dirname(os.path.abspath(database))
+            os.makedirs(parent, exist_ok=True)
+        kwargs["connect_args"] = connect_args
+    else:
+        kwargs["pool_pre_ping"] = property_as_bool(properties, "pool_pre_ping", False)
+    engine = create_engine(url, **kwargs)
+    if is_sqlite(url):
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+            # LIKE is case-insensitive in SQLite unless told otherwise; namespaces are not
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA case_sensitive_like = ON")
+            cursor.close()
+
+    return engine
+
+
+def describe(e: BaseException) -> str:
+    orig = getattr(e, "orig", None) or e
+    return f"{type(orig).__name__}: {str(orig).strip().splitlines()[0] if str(orig).strip() else ''}"
+
+
+def java_sql_message(e: DBAPIError) -> str:
+    """Java's wording for an ``SQLException`` that is not a constraint violation."""
+    text_ = str(e.orig).lower()
+    if "timeout" in text_ or "timed out" in text_:
+        return "Database Connection timeout"
+    if e.connection_invalidated or (isinstance(e, OperationalError) and is_connection_problem(text_)):
+        return "Database Connection failed"
+    return "Unknown failure"
+
+
+def is_connection_problem(message: str) -> bool:
+    return any(
+        s in message
+        for s in (
+            "connection",
+            "terminating",
+            "server closed",
+            "could not connect",
+            "unable to open database",
+            "no such host",
+            "consuming input failed",
+        )
+    )
+
+
+def is_constraint_violation(e: DBAPIError) -> bool:
+    """Java's ``JdbcUtil.isConstraintViolation``."""
+    if isinstance(e, IntegrityError):
+        return True
+    sqlstate = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
+    return sqlstate == "23505" or "constraint failed" in str(e.orig)
+
+
+@dataclass(frozen=True)
+class Row:
+    namespace: str
+    name: str
+    metadata_location: str | None
+    previous_metadata_location: str | None

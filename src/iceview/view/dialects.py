@@ -1,0 +1,91 @@
+"""Translations of a version's SQL into other dialects (``docs/translation.md``): which
+representation they start from, and every refused dialect reported at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from pyiceberg.schema import Schema
+
+from iceview.errors import DialectsRefusedError, InvalidArgumentError, TranslationError
+from iceview.spec import SQLRepresentation
+
+__all__ = ["SchemaLookup", "source_representation", "translate_representations"]
+
+SchemaLookup = Callable[[str, str], Mapping[tuple[str, ...], Schema]]
+"""``(sql, dialect) -> {qualified name: schema}`` of the relations the SQL reads."""
+
+
+def source_representation(
+    representations: Sequence[SQLRepresentation], source: str | None = None
+) -> SQLRepresentation:
+    """The representation translations start from: ``source`` when given (it must be there), else
+    ``spark`` when there is one, else the first."""
+    if source is not None:
+        for rep in representations:
+            if rep.dialect.lower() == source.lower():
+                return rep
+        have = ", ".join(r.dialect for r in representations) or "none"
+        raise InvalidArgumentError(
+            f"Cannot translate from {source}: the version has no SQL for it (its dialects: {have})"
+        )
+    for rep in representations:
+        if rep.dialect.lower() == "spark":
+            return rep
+    return representations[0]
+
+
+def translate_representations(
+    representations: Sequence[SQLRepresentation],
+    dialects: Iterable[str],
+    *,
+    default_catalog: str,
+    default_namespace: Sequence[str],
+    known_catalogs: Iterable[str] = (),
+    schemas: SchemaLookup | None = None,
+    source: str | None = None,
+    strict: bool = True,
+) -> list[SQLRepresentation]:
+    """New representations for the ``dialects`` that ``representations`` lack, translated from
+    ``source`` (default: :func:`source_representation`) with :func:`iceview.sql.translate`.
+    Dialects are compared lower-cased; one already present is not translated again. When one
+    dialect is refused its own error is raised; when several are, :class:`DialectsRefusedError`
+    names every one."""
+    from iceview.sql.translate import translate
+
+    src = source_representation(representations, source)
+    present = {r.dialect.lower() for r in representations}
+    wanted: list[str] = []
+    for d in dialects:
+        name = d.strip().lower()
+        if not name:
+            raise InvalidArgumentError("Invalid dialect: blank")
+        if name not in present and name not in wanted:
+            wanted.append(name)
+    if not wanted:
+        return []
+    known = {default_catalog, *known_catalogs}
+    relation_schemas = schemas(src.sql, src.dialect.lower()) if schemas is not None else None
+    out: list[SQLRepresentation] = []
+    refused: dict[str, TranslationError] = {}
+    for d in wanted:
+        try:
+            result = translate(
+                src.sql,
+                src.dialect.lower(),
+                d,
+                default_catalog=default_catalog,
+                default_namespace=default_namespace,
+                known_catalogs=known,
+                schemas=relation_schemas,
+                strict=strict,
+            )
+        except TranslationError as e:
+            refused[d] = e
+            continue
+        out.append(SQLRepresentation(result.sql, d))
+    if len(refused) == 1:
+        raise next(iter(refused.values()))
+    if refused:
+        raise DialectsRefusedError(src.dialect.lower(), refused)
+    return out
