@@ -5,19 +5,28 @@ File names follow Iceberg Java: ``{version:05d}-{uuid}{.gz}.metadata.json``, whe
 one more than the one in the current file's name (``-1`` when it has none, so a new view's first
 file is ``00000-...``). gzip is chosen from the name: ``*.gz.metadata.json`` or, for compatibility,
 ``*.metadata.json.gz``.
+
+The FileIO is PyIceberg's choice (:func:`pyiceberg.io.load_file_io`), except for local files when
+pyarrow is not installed: PyIceberg has no FileIO for a bare path then, so local paths, ``file:``
+URIs and "no location" get PyIceberg's fsspec FileIO (fsspec is a core dependency of PyIceberg).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
+import os
 import re
+import sys
 import uuid as uuidlib
 import zlib
 from collections.abc import Mapping
 from enum import Enum
+from typing import Any
+from urllib.parse import urlparse
 
-from pyiceberg.io import FileIO, load_file_io
+from pyiceberg.io import PY_IO_IMPL, FileIO, load_file_io
 
 from iceview.errors import InvalidArgumentError, InvalidMetadataError, NotFoundError
 from iceview.spec import ViewMetadata
@@ -110,8 +119,64 @@ def new_metadata_location(
 
 
 def file_io_for(location: str, properties: Mapping[str, str] | None = None) -> FileIO:
-    """PyIceberg's FileIO for a location (``py-io-impl`` and storage properties are honoured)."""
-    return load_file_io(dict(properties or {}), location)
+    """PyIceberg's FileIO for a location (``py-io-impl`` and storage properties are honoured).
+
+    ``location`` is a file, or a warehouse, or ``""`` for none. ``py-io-impl`` always wins; else
+    PyIceberg chooses (PyArrow for local files when pyarrow is installed). Without pyarrow,
+    local paths, ``file:`` URIs and ``""`` get PyIceberg's fsspec FileIO, which the core install
+    has, instead of PyIceberg's ``Could not load a FileIO`` error.
+    """
+    props = dict(properties or {})
+    if props.get(PY_IO_IMPL) or not _is_local(location) or _pyarrow_file_io_available():
+        return load_file_io(props, location)
+    return _local_fsspec_file_io(props)
+
+
+def _is_local(location: str) -> bool:
+    """A bare path (or none, ``""``) or a ``file:`` URI."""
+    if os.path.splitdrive(location)[0]:  # C:\... on Windows
+        return True
+    return urlparse(location).scheme in ("", "file")
+
+
+def _pyarrow_file_io_available() -> bool:
+    try:
+        import pyiceberg.io.pyarrow  # noqa: F401
+    except ImportError:  # pyarrow is an extra of PyIceberg, not a dependency
+        return False
+    return True
+
+
+def _local_fsspec_file_io(properties: dict[str, str]) -> FileIO:
+    """PyIceberg's ``FsspecFileIO``, with ``exists()`` fixed for ``file:`` URIs."""
+    return _local_fsspec_file_io_class()(properties)
+
+
+@functools.cache
+def _local_fsspec_file_io_class() -> type[FileIO]:
+    # Defined on first use: importing fsspec and PyIceberg's fsspec module takes a while
+    from fsspec.implementations.local import LocalFileSystem  # type: ignore[import-untyped]
+    from pyiceberg.io.fsspec import FsspecFileIO
+
+    class _LocalFileSystem(LocalFileSystem):  # type: ignore[misc]
+        # fsspec's LocalFileSystem.lexists does not strip "file:", so exists() of a file: URI is
+        # always False (and create(overwrite=False) overwrites)
+        def lexists(self, path: str, **kwargs: Any) -> bool:
+            return bool(super().lexists(self._strip_protocol(path), **kwargs))
+
+    class LocalFsspecFileIO(FsspecFileIO):
+        """PyIceberg's fsspec FileIO; local paths and ``file:`` URIs go to a fixed LocalFileSystem."""
+
+        def get_fs(self, scheme: str, hostname: str | None = None) -> Any:
+            if scheme in ("", "file"):
+                return _LocalFileSystem(auto_mkdir=True)
+            return super().get_fs(scheme, hostname)
+
+        def __reduce__(self) -> tuple[Any, ...]:
+            return (_local_fsspec_file_io, (dict(self.properties),))
+
+    LocalFsspecFileIO.__qualname__ = "LocalFsspecFileIO"  # for repr; pickled by __reduce__
+    return LocalFsspecFileIO
 
 
 def read_metadata(
@@ -170,11 +235,11 @@ def write_metadata(
 
 
 def _compresses_by_extension(io: FileIO) -> bool:
-    try:
-        from pyiceberg.io.pyarrow import PyArrowFileIO
-    except ImportError:  # pyarrow is optional for PyIceberg
-        return False
-    return isinstance(io, PyArrowFileIO)
+    # A PyArrowFileIO means its module is loaded; fsspec's FileIO writes bytes as they are. pyarrow
+    # is optional for PyIceberg, and is not imported here just to answer no.
+    module = sys.modules.get("pyiceberg.io.pyarrow")
+    pyarrow_file_io = getattr(module, "PyArrowFileIO", None)
+    return pyarrow_file_io is not None and isinstance(io, pyarrow_file_io)
 
 
 def delete_file(location: str, io: FileIO | None = None, properties: Mapping[str, str] | None = None) -> None:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import gzip
+import pickle
+import sys
 from pathlib import Path
 
 import pytest
+from pyiceberg.io import FileIO
+from pyiceberg.io.fsspec import FsspecFileIO
+from pyiceberg.io.pyarrow import PyArrowFileIO
+from pyiceberg.schema import Schema
+from pyiceberg.types import IntegerType, NestedField
 
 from iceview.errors import InvalidArgumentError, InvalidMetadataError, NotFoundError
 from iceview.files import (
     Codec,
     codec_for,
+    delete_file,
+    file_io_for,
     metadata_dir,
     new_metadata_location,
     parse_version,
@@ -123,3 +132,139 @@ def test_read_errors_name_the_file(tmp_path: Path) -> None:
     truncated.write_bytes(gzip.compress(b'{"view-uuid": "u"}')[:-6])
     with pytest.raises(InvalidMetadataError):
         read_metadata(str(truncated))
+
+
+# ----------------------------------------------------------------------------- without pyarrow
+# `pip install iceview` has no pyarrow (an extra of PyIceberg), and PyIceberg then has no FileIO
+# for a bare path. These tests hide pyarrow; scripts/plain_install.sh checks a real plain install.
+
+
+@pytest.fixture
+def no_pyarrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importing pyarrow or PyIceberg's pyarrow module fails, as after a plain install."""
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "pyiceberg.io.pyarrow", None)  # type: ignore[arg-type]
+    with pytest.raises(ImportError):
+        import pyiceberg.io.pyarrow  # noqa: F401
+
+
+def _locations(tmp_path: Path, name: str) -> list[str]:
+    return [str(tmp_path / "plain" / name), f"file:{tmp_path}/uri/{name}", f"file://{tmp_path}/uri2/{name}"]
+
+
+def test_local_files_keep_pyarrow_when_installed(tmp_path: Path) -> None:
+    for location in [*_locations(tmp_path, "x.metadata.json"), ""]:
+        assert type(file_io_for(location)) is PyArrowFileIO
+
+
+@pytest.mark.usefixtures("no_pyarrow")
+def test_local_files_use_fsspec_without_pyarrow(tmp_path: Path) -> None:
+    for location in [*_locations(tmp_path, "x.metadata.json"), "", "relative/x.metadata.json"]:
+        io = file_io_for(location, {"warehouse": str(tmp_path)})
+        assert isinstance(io, FsspecFileIO), location
+    # PyIceberg's own choice elsewhere (its fsspec FileIO for s3, as it falls back to)
+    assert type(file_io_for("s3://bucket/x.metadata.json")) is FsspecFileIO
+    # pickles (a FileIO may be sent to workers)
+    io = file_io_for("", {"k": "v"})
+    again = pickle.loads(pickle.dumps(io))
+    assert type(again) is type(io) and again.properties == {"k": "v"}
+
+
+@pytest.mark.usefixtures("no_pyarrow")
+def test_py_io_impl_is_honoured_without_pyarrow(tmp_path: Path) -> None:
+    io = file_io_for(str(tmp_path), {"py-io-impl": "pyiceberg.io.fsspec.FsspecFileIO"})
+    assert type(io) is FsspecFileIO
+    # an impl that cannot load is PyIceberg's error, not silently replaced
+    with pytest.raises(
+        ValueError, match=r"Could not initialize FileIO: pyiceberg\.io\.pyarrow\.PyArrowFileIO"
+    ):
+        file_io_for(str(tmp_path), {"py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO"})
+
+
+@pytest.mark.usefixtures("no_pyarrow")
+@pytest.mark.parametrize(
+    "name", ["00000-a.gz.metadata.json", "00000-a.metadata.json", "00000-a.metadata.json.gz"]
+)
+def test_write_then_read_without_pyarrow(tmp_path: Path, name: str) -> None:
+    md = read_metadata(str(sorted(GOLDEN_GZ.glob("default.event_agg/*"))[-1]))
+    for location in _locations(tmp_path, name):
+        write_metadata(md, location)
+        raw = Path(location.removeprefix("file://").removeprefix("file:")).read_bytes()
+        if codec_for(name) is Codec.GZIP:  # compressed once, by us
+            assert gzip.decompress(raw) == md.to_json().encode()
+        else:
+            assert raw == md.to_json().encode()
+        back = read_metadata(location)
+        assert back == md and back.metadata_file_location == location
+
+
+@pytest.mark.usefixtures("no_pyarrow")
+def test_exists_overwrite_and_delete_without_pyarrow(tmp_path: Path) -> None:
+    md = ViewMetadata.from_json((DATA / "spec" / "appendix-a-newer-1.metadata.json").read_bytes())
+    for location in _locations(tmp_path, "00000-a.gz.metadata.json"):
+        io = file_io_for(location)
+        assert not io.new_input(location).exists()
+        write_metadata(md, location, io, overwrite=False)
+        assert io.new_input(location).exists() and io.new_output(location).exists()
+        # fsspec's LocalFileSystem.lexists alone says False for a file: URI, so this would overwrite
+        with pytest.raises(InvalidArgumentError, match="already exists"):
+            write_metadata(md, location, io, overwrite=False)
+        delete_file(location, io)
+        assert not io.new_input(location).exists()
+        delete_file(location, io)  # already gone: not an error
+        with pytest.raises(NotFoundError, match=r"00000-a\.gz\.metadata\.json"):
+            read_metadata(location, io)
+    bad_gzip = tmp_path / "00001-x.gz.metadata.json"
+    bad_gzip.write_bytes(b"{not gzip")
+    with pytest.raises(InvalidMetadataError, match="bad gzip data"):
+        read_metadata(f"file://{bad_gzip}")
+
+
+def test_files_are_the_same_with_and_without_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    md = read_metadata(str(sorted(GOLDEN_GZ.glob("default.event_agg/*"))[-1]))
+    names = ["00000-a.gz.metadata.json", "00000-a.metadata.json", "00000-a.metadata.json.gz"]
+    for name in names:
+        write_metadata(md, str(tmp_path / "arrow" / name))
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "pyiceberg.io.pyarrow", None)  # type: ignore[arg-type]
+        for name in names:
+            write_metadata(md, str(tmp_path / "fsspec" / name))
+            assert read_metadata(str(tmp_path / "arrow" / name)) == md
+    for name in names:
+        assert read_metadata(str(tmp_path / "fsspec" / name)) == md
+        arrow, fsspec = ((tmp_path / d / name).read_bytes() for d in ("arrow", "fsspec"))
+        if name.endswith(".gz"):  # PyArrow's stream compresses this one, with its own header
+            assert gzip.decompress(arrow) == gzip.decompress(fsspec)
+        else:
+            assert arrow == fsspec
+
+
+@pytest.mark.usefixtures("no_pyarrow")
+@pytest.mark.parametrize("uri", [False, True])
+def test_catalog_without_pyarrow(tmp_path: Path, uri: bool) -> None:
+    from iceview.catalog.sql import SqlCatalog
+
+    warehouse = f"file://{tmp_path}/wh" if uri else str(tmp_path / "wh")
+    catalog = SqlCatalog("plain", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=warehouse)
+    try:
+        io: FileIO = catalog.io
+        assert isinstance(io, FsspecFileIO)
+        catalog.create_namespace("ns")
+        schema = Schema(NestedField(1, "id", IntegerType(), required=False))
+        view = catalog.create_view(
+            "ns.v", schema=schema, queries={"spark": "SELECT 1 AS id"}, default_namespace="ns"
+        )
+        first = view.metadata.metadata_file_location
+        assert first is not None and first.endswith(".gz.metadata.json")
+        view.replace_version(schema=schema, queries={"spark": "SELECT 2 AS id"}, default_namespace="ns")
+        view.set_current_version(1)
+        loaded = catalog.load_view("ns.v")
+        assert loaded.current_version.version_id == 1 and len(loaded.versions) == 2
+        files = sorted((tmp_path / "wh" / "ns" / "v" / "metadata").iterdir())
+        assert [f.name[:6] for f in files] == ["00000-", "00001-", "00002-"]
+        assert all(gzip.decompress(f.read_bytes()).startswith(b"{") for f in files)
+        current = loaded.metadata.metadata_file_location
+        assert catalog.drop_view("ns.v")
+        assert current is not None and not io.new_input(current).exists()
+    finally:
+        catalog.close()
