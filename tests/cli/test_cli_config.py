@@ -96,6 +96,40 @@ def test_catalogs_when_nothing_is_configured(empty_env: dict[str, str]) -> None:
     assert data["catalogs"] == [] and data["default-catalog"] == "default"
 
 
+def test_catalogs_never_show_a_postgresql_password(demo: Demo) -> None:
+    """Passwords in the user part of a URI, in a JDBC URL's parameters and in ``jdbc.password``:
+    listed without opening the catalogs, and masked."""
+    env = {
+        **demo.env,
+        "PYICEBERG_CATALOG__PROD__URI": "postgresql://admin:topsecret@db.example.com:5432/iceberg",
+        "PYICEBERG_CATALOG__PROD__WAREHOUSE": "s3://lake/warehouse",
+        "PYICEBERG_CATALOG__LEGACY__URI": "jdbc:postgresql://db.example.com/iceberg?user=admin&password=qsecret",
+        "PYICEBERG_CATALOG__LEGACY__JDBC__PASSWORD": "propsecret",
+    }
+    data = parse_json(invoke(env, "catalogs", "-o", "json").stdout)
+    listed = {c["name"]: c for c in data["catalogs"]}
+    assert listed["prod"]["type"] == "sql" and listed["legacy"]["type"] == "sql"
+    assert listed["prod"]["uri"] == "postgresql://admin:***@db.example.com:5432/iceberg"
+    assert listed["legacy"]["uri"] == "jdbc:postgresql://db.example.com/iceberg?user=admin&password=***"
+    result = invoke(env, "catalogs")
+    assert result.exit_code == 0, result.stderr
+    assert "postgresql://admin:***@db.example.com:5432/iceberg" in result.stdout
+    for secret in ("topsecret", "qsecret", "propsecret"):
+        assert secret not in result.stdout and secret not in result.stderr
+        assert secret not in invoke(env, "catalogs", "-o", "json").stdout
+
+
+def test_catalogs_lists_a_type_iceview_cannot_open(demo: Demo) -> None:
+    env = {**demo.env, "PYICEBERG_CATALOG__DEMO__TYPE": "rest"}
+    data = parse_json(invoke(env, "catalogs", "-o", "json").stdout)
+    assert [(c["name"], c["type"]) for c in data["catalogs"]] == [("demo", "rest")]
+    result = invoke(env, "list")
+    assert result.exit_code == ExitCode.CATALOG
+    assert error_line(result.stderr) == (
+        "iceview: cannot open catalog 'demo': REST catalogs are not supported by iceview yet"
+    )
+
+
 def test_redact() -> None:
     assert redact("postgresql://u:pw@h:5432/db") == "postgresql://u:***@h:5432/db"
     assert redact("jdbc:postgresql://h/db?user=u&password=pw&ssl=true") == (

@@ -14,6 +14,7 @@ from cli_support import (
     BY_SOURCE_ROWS,
     BY_SOURCE_SCHEMA,
     BY_SOURCE_SQL,
+    EVENTS_SCHEMA,
     SOURCE_STATS,
     SOURCE_STATS_ROWS,
     VIEW,
@@ -298,6 +299,45 @@ def test_add_dialect_refuses_all_when_one_dialect_is_unsafe(own_lake: Demo) -> N
     assert "XXHASH64(events.source)" in line and "[hash]" in line
     with own_lake.catalog() as catalog:
         assert len(catalog.load_view("default.buckets").versions) == 1
+
+
+def test_add_dialect_names_every_refused_dialect_at_once(own_lake: Demo) -> None:
+    """A Java regular expression is unsafe in Trino and in DuckDB: one refusal names both dialects
+    (the library's DialectsRefusedError), and nothing is committed."""
+    with own_lake.catalog() as catalog:
+        catalog.create_view(
+            "default.web_events",
+            schema=EVENTS_SCHEMA,
+            queries={"spark": "SELECT * FROM events WHERE source RLIKE '^w'"},
+            default_namespace=("default",),
+        )
+    before = metadata_location(own_lake, "default.web_events")
+    line = refused(invoke(own_lake.env, "add-dialect", "default.web_events", "trino", "duckdb"))
+    assert line.startswith("iceview: default.web_events: nothing was committed: ")
+    assert "cannot translate spark SQL to trino: 1 construct refused: events.source RLIKE '^w'" in line
+    assert "; cannot translate spark SQL to duckdb: 1 construct refused: events.source RLIKE '^w'" in line
+    assert line.count("[regex]") == 2
+    result = invoke(own_lake.env, "add-dialect", "default.web_events", "duckdb", "trino", "-o", "json")
+    assert result.exit_code == ExitCode.REFUSED and result.stderr == ""
+    data = parse_json(result.stdout)
+    assert list(data["refused"]) == ["duckdb", "trino"]  # in the order asked for
+    assert [[i["code"] for i in issues] for issues in data["refused"].values()] == [["regex"], ["regex"]]
+    assert "to duckdb" in data["error"] and "to trino" in data["error"]
+    assert metadata_location(own_lake, "default.web_events") == before
+
+
+def test_add_dialect_to_a_view_whose_sql_does_not_parse(own_lake: Demo) -> None:
+    with own_lake.catalog() as catalog:
+        catalog.create_view(
+            "default.broken",
+            schema=BY_SOURCE_SCHEMA,
+            queries={"spark": "SELECT FROM WHERE ((("},
+            default_namespace=("default",),
+        )
+    line = refused(invoke(own_lake.env, "add-dialect", "default.broken", "trino", "duckdb"))
+    assert line.startswith("iceview: default.broken: nothing was committed: Cannot translate spark SQL: ")
+    with own_lake.catalog() as catalog:
+        assert len(catalog.load_view("default.broken").versions) == 1
 
 
 # ----------------------------------------------------------------------------- sql (DuckDB)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pyspark.errors import PySparkException
 
 from iceview.cli.errors import CliUsageError, ExitCode, one_line
 from iceview.cli.names import format_name, parse_name, parse_namespace
@@ -99,15 +100,17 @@ def test_exit_code_for_a_refused_translation() -> None:
 # ----------------------------------------------------------------------------- sql: engines, values
 
 
-class _SparkError(Exception):
-    """A stand-in for pyspark's captured exceptions (``getErrorClass``, message with the plan)."""
+class _SparkError(PySparkException):
+    """A stand-in for pyspark's captured exceptions (an error class, a message with the plan)."""
 
     def __init__(self, error_class: str, message: str) -> None:
-        super().__init__(message)
+        Exception.__init__(self, message)
         self.error_class = error_class
+        self.message = message
+        self.message_parameters = None
 
-    def getErrorClass(self) -> str:  # pyspark's name
-        return self.error_class
+    def __str__(self) -> str:
+        return self.message
 
 
 def test_spark_errors_are_one_line_without_the_plan() -> None:

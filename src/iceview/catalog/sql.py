@@ -475,7 +475,11 @@ class SqlCatalog(MetastoreViewCatalog):
         return PyIcebergSqlCatalog(self.name, **props)
 
     def display_uri(self) -> str:
-        return self.url.render_as_string(hide_password=True)
+        secret = ("password", "secret", "token", "credential")
+        query = {
+            k: ("***" if any(word in k.lower() for word in secret) else v) for k, v in self.url.query.items()
+        }
+        return self.url.set(query=query).render_as_string(hide_password=True)
 
     def has_catalog_tables(self) -> bool:
         """Whether the database holds an Iceberg JDBC catalog (an ``iceberg_tables`` table)."""

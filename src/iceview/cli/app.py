@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from iceview import __version__
+from iceview._version import __version__
 from iceview.cli.commands import COMMANDS
 from iceview.cli.context import IceviewGroup, common_options
 

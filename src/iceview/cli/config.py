@@ -25,7 +25,7 @@ from iceview.cli.errors import CatalogUnavailable, one_line, translate
 if TYPE_CHECKING:
     from pyiceberg.utils.config import Config
 
-    from iceview.catalog.base import Catalog
+    from iceview.catalog import Catalog
 
 __all__ = [
     "CatalogConfig",
@@ -97,8 +97,12 @@ def config_sources() -> ConfigSources:
 
 
 def catalog_config(name: str | None) -> CatalogConfig:
-    """The effective configuration of catalog ``name`` (the default catalog when ``None``)."""
-    from iceview.catalog import config as catalog_config_module
+    """The effective configuration of catalog ``name`` (the default catalog when ``None``): what
+    :func:`iceview.catalog.config.resolve_catalog` says :func:`iceview.load_catalog` opens. A
+    catalog of a type iceview cannot open yet (REST, Hive, ...) is still described, with its
+    declared type; opening it says why it cannot be used."""
+    from iceview.catalog.config import load_catalog_properties, resolve_catalog
+    from iceview.errors import UnsupportedOperationError
 
     sources = config_sources()
     wanted = name or sources.default_name
@@ -109,15 +113,13 @@ def catalog_config(name: str | None) -> CatalogConfig:
             f"catalog {wanted!r} is not configured in {sources.describe(wanted)} (configured catalogs: {known})"
         )
     try:
-        resolved_name, props = catalog_config_module.load_catalog_properties(wanted)
-        kind = catalog_config_module._catalog_type(props)
-        if kind in ("sql", "jdbc") and not props.get("uri"):
-            catalog_config_module._embedded_sqlite(props)
-    except CatalogUnavailable:
-        raise
+        resolved = resolve_catalog(wanted)
+    except UnsupportedOperationError:
+        resolved_name, props = load_catalog_properties(wanted)
+        return CatalogConfig(resolved_name, configured, props.get("type", "?").lower(), props)
     except Exception as e:
         raise CatalogUnavailable(f"catalog {wanted!r} is misconfigured: {one_line(str(e))}") from e
-    return CatalogConfig(resolved_name, configured, kind, props)
+    return CatalogConfig(resolved.name, configured, resolved.catalog_type, resolved.properties)
 
 
 def configured_catalogs() -> tuple[ConfigSources, list[CatalogConfig]]:
@@ -213,14 +215,9 @@ def open_catalog(name: str | None) -> Catalog:
 
 def _check_tables(catalog: Catalog, uri: str) -> None:
     """Refuse a database that holds no Iceberg catalog (the CLI does not create one)."""
-    engine = getattr(catalog, "engine", None)
-    if engine is None:
-        return
-    from sqlalchemy import inspect
+    from iceview.catalog import SqlCatalog
 
-    with engine.connect() as conn:
-        names = {name.lower() for name in inspect(conn).get_table_names()}
-    if "iceberg_tables" not in names:
+    if isinstance(catalog, SqlCatalog) and not catalog.has_catalog_tables():
         raise CatalogUnavailable(
             f"catalog {catalog.name!r}: the database {redact(uri)} holds no Iceberg catalog "
             "(it has no iceberg_tables table)"

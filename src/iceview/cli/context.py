@@ -17,7 +17,7 @@ from iceview.cli.errors import CliUsageError, one_line, translate
 from iceview.cli.output import Output
 
 if TYPE_CHECKING:
-    from iceview.catalog.base import Catalog
+    from iceview.catalog import Catalog
 
 __all__ = [
     "IceviewCommand",

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from iceview.cli.errors import CliError, NotFound, one_line
 
 if TYPE_CHECKING:
-    from iceview.catalog.base import Catalog
+    from iceview.catalog import Catalog
     from iceview.sql import Translation, TranslationIssue
 
 __all__ = ["ENGINES", "Result", "cell_text", "json_value", "run_duckdb", "run_spark", "unique_names"]
@@ -199,6 +199,7 @@ def run_spark(
     except ImportError as e:
         raise CliError(f"the spark engine is not available: {e} (pip install 'iceview[spark]')") from e
     from iceview.spark.jars import MissingJarsError
+    from iceview.sql import render_name
 
     if SparkSession.getActiveSession() is not None:
         # getOrCreate would return it, with other settings, and stopping it would break its owner
@@ -216,7 +217,7 @@ def run_spark(
         hook = _spark_hook(catalog, strict, warnings) if translate else None
         views = SparkViews(spark, catalog, translate=hook)
         use = [catalog.name, *namespace] if catalog.namespace_exists(namespace) else [catalog.name]
-        views.sql("USE " + ".".join(_quote(p) for p in use))
+        views.sql("USE " + render_name(use, "spark", always_quote=True))
         try:
             frame = views.sql(query)
             columns = list(frame.columns)
@@ -228,20 +229,13 @@ def run_spark(
     return Result(columns, rows, warnings)
 
 
-def _quote(part: str) -> str:
-    return "`" + part.replace("`", "``") + "`"
-
-
 def _spark_error(error: Exception) -> Exception:
     """Spark's analysis and parse errors as one line (without the plan); others unchanged."""
-    from iceview.errors import IceviewError
+    from pyspark.errors import PySparkException
 
-    if isinstance(error, IceviewError):
-        return error
-    get_class: Any = getattr(error, "getErrorClass", None)
-    if get_class is None:
-        return error
-    error_class = get_class() or ""
+    if not isinstance(error, PySparkException):
+        return error  # iceview's errors, and the JVM's that PySpark does not convert
+    error_class = error.getErrorClass() or ""
     message = _first_line(str(error).strip())
     if error_class.startswith("TABLE_OR_VIEW_NOT_FOUND"):
         return NotFound(f"spark: {message}")

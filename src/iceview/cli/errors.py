@@ -17,6 +17,7 @@ from iceview.errors import (
     CatalogError,
     CommitFailedError,
     CommitStateUnknownError,
+    DialectsRefusedError,
     InvalidIdentifierError,
     InvalidMetadataError,
     NoSuchNamespaceError,
@@ -124,14 +125,19 @@ class CliUsageError(click.UsageError):
 
 def refusal_message(error: TranslationError) -> str:
     """A translation error on one line, naming every refused construct (the library's own message
-    names the first three only)."""
-    issues = getattr(error, "issues", None)
-    if not issues:
+    names the first three only), and every refused dialect of a :class:`DialectsRefusedError`."""
+    from iceview.sql import UnsafeTranslationError  # sqlglot: loaded once a translation failed
+
+    if isinstance(error, DialectsRefusedError):
+        return "; ".join(dict.fromkeys(refusal_message(e) for e in error.errors.values()))
+    if not isinstance(error, UnsafeTranslationError) or not error.issues:
         return str(error)
-    source, target = getattr(error, "source", "?"), getattr(error, "target", "?")
-    count = len(issues)
-    listed = "; ".join(str(issue) for issue in issues)
-    return f"cannot translate {source} SQL to {target}: {count} construct{'s' if count != 1 else ''} refused: {listed}"
+    count = len(error.issues)
+    listed = "; ".join(str(issue) for issue in error.issues)
+    return (
+        f"cannot translate {error.source} SQL to {error.target}: "
+        f"{count} construct{'s' if count != 1 else ''} refused: {listed}"
+    )
 
 
 def translate(error: BaseException) -> click.ClickException:

@@ -17,7 +17,7 @@ from iceview.cli.errors import InvalidMetadata, NotFound, metadata_problem
 from iceview.cli.names import format_name, parse_name
 
 if TYPE_CHECKING:
-    from iceview.catalog.base import Catalog
+    from iceview.catalog import Catalog
     from iceview.cli.context import State
     from iceview.spec import ViewMetadata
     from iceview.view import View

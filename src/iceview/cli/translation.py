@@ -1,9 +1,11 @@
 """What ``translate``, ``add-dialect`` and ``sql --translate`` share: choosing the SQL to start
 from, the names and schemas :func:`iceview.sql.translate` needs, and refusals as text and JSON.
 
-A view is translated exactly as :meth:`iceview.view.View.add_dialects` translates it (the same
-source representation, defaults, known catalogs and relation schemas), so ``iceview translate VIEW
---to trino`` prints the SQL that ``iceview add-dialect VIEW trino`` would store.
+``add-dialect`` commits through :meth:`iceview.view.View.add_dialects`; ``translate`` prints what
+:func:`iceview.sql.translate` makes of a view's SQL with the same source representation
+(:func:`iceview.view.source_representation`), defaults, known catalogs and relation schemas, so
+``iceview translate VIEW --to trino`` prints the SQL that ``iceview add-dialect VIEW trino`` would
+store.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,7 +22,7 @@ from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused, one_
 if TYPE_CHECKING:
     from pyiceberg.schema import Schema
 
-    from iceview.catalog.base import Catalog
+    from iceview.catalog import Catalog
     from iceview.cli.targets import Target
     from iceview.errors import TranslationError
     from iceview.spec import SQLRepresentation
@@ -32,6 +34,7 @@ __all__ = [
     "issues_json",
     "issues_of",
     "read_text",
+    "refusals",
     "refused",
     "relation_schemas",
     "run",
@@ -80,13 +83,12 @@ def relation_schemas(
     default_catalog: str | None,
     default_namespace: Sequence[str],
 ) -> Mapping[tuple[str, ...], Schema] | None:
-    """The schemas of the catalog's tables and views that ``sql`` reads (``None`` without a catalog
-    that knows them). SQL that does not parse gets none: :func:`iceview.sql.translate` then says
-    why it cannot translate it."""
-    from iceview.catalog.base import MetastoreViewCatalog
+    """The schemas of the catalog's tables and views that ``sql`` reads (``None`` without a
+    catalog). SQL that does not parse gets none: :func:`iceview.sql.translate` then says why it
+    cannot translate it."""
     from iceview.errors import SQLParseError
 
-    if not isinstance(catalog, MetastoreViewCatalog):
+    if catalog is None:
         return None
     try:
         return catalog.relation_schemas(
@@ -97,22 +99,22 @@ def relation_schemas(
 
 
 def source_representation(target: Target, dialect: str | None) -> SQLRepresentation:
-    """The representation of the view's current version to translate: ``dialect``'s, else
-    ``spark``'s, else the first (as :meth:`~iceview.view.View.add_dialects` chooses)."""
-    from iceview.catalog.base import source_representation as first_choice
+    """The representation of the view's current version to translate, as
+    :meth:`~iceview.view.View.add_dialects` chooses it: ``dialect``'s, else ``spark``'s, else the
+    first."""
+    from iceview.errors import InvalidArgumentError
     from iceview.spec import SQLRepresentation
+    from iceview.view import source_representation as choose
 
     current = target.metadata.current_version
     reps = [r for r in current.representations if isinstance(r, SQLRepresentation)]
     if not reps:
         raise TranslationRefused(f"{target.label} has no SQL representation to translate")
-    if dialect is None:
-        return first_choice(reps)
-    for rep in reps:
-        if rep.dialect.lower() == dialect.lower():
-            return rep
-    have = ", ".join(r.dialect for r in reps)
-    raise NotFound(f"{target.label} has no SQL for dialect {dialect} (its dialects: {have})")
+    try:
+        return choose(reps, dialect)
+    except InvalidArgumentError:  # no SQL for `dialect`
+        have = ", ".join(r.dialect for r in reps)
+        raise NotFound(f"{target.label} has no SQL for dialect {dialect} (its dialects: {have})") from None
 
 
 def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source:
@@ -176,10 +178,25 @@ def issues_json(issues: Sequence[TranslationIssue]) -> list[dict[str, str]]:
 
 
 def issues_of(error: TranslationError) -> tuple[TranslationIssue, ...]:
-    found: Any = getattr(error, "issues", ())
-    return tuple(found)
+    """The refused constructs of an unsafe translation (none for other refusals)."""
+    from iceview.sql import UnsafeTranslationError
+
+    return error.issues if isinstance(error, UnsafeTranslationError) else ()
+
+
+def refusals(error: TranslationError, dialects: Sequence[str]) -> dict[str, TranslationError]:
+    """Each refused dialect of a translation into ``dialects`` and its own error: every one of a
+    :class:`~iceview.errors.DialectsRefusedError`, else the one ``error`` is about."""
+    from iceview.errors import DialectsRefusedError
+    from iceview.sql import UnsafeTranslationError
+
+    if isinstance(error, DialectsRefusedError):
+        return dict(error.errors)
+    if isinstance(error, UnsafeTranslationError):
+        return {error.target: error}
+    return {", ".join(dialects): error}  # one of them, which the error does not say
 
 
 def refused(prefix: str, error: TranslationError) -> TranslationRefused:
-    """The CLI error for a refused translation: every construct, on one line."""
+    """The CLI error for a refused translation: every construct (of every dialect), on one line."""
     return TranslationRefused(f"{prefix}{refusal_message(error)}")

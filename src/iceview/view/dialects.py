@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pyiceberg.schema import Schema
 
-from iceview.errors import DialectsRefusedError, InvalidArgumentError, TranslationError
+from iceview.errors import DialectsRefusedError, InvalidArgumentError, SQLParseError, TranslationError
 from iceview.spec import SQLRepresentation
 
 __all__ = ["SchemaLookup", "source_representation", "translate_representations"]
@@ -65,7 +65,12 @@ def translate_representations(
     if not wanted:
         return []
     known = {default_catalog, *known_catalogs}
-    relation_schemas = schemas(src.sql, src.dialect.lower()) if schemas is not None else None
+    relation_schemas = None
+    if schemas is not None:
+        try:
+            relation_schemas = schemas(src.sql, src.dialect.lower())
+        except SQLParseError:
+            relation_schemas = None  # translate() refuses SQL that does not parse, per dialect
     out: list[SQLRepresentation] = []
     refused: dict[str, TranslationError] = {}
     for d in wanted:

@@ -2,8 +2,8 @@
 
 One new version (:meth:`iceview.view.View.add_dialects`): same schema, defaults and
 representations, plus the translations; its summary records ``iceview.translated-from``. Every
-dialect is checked before anything is written: when any construct is unsafe, each is named (exit 7)
-and nothing is committed.
+dialect is translated before anything is written: when any is refused, every refused dialect and
+construct is named (exit 7) and nothing is committed.
 """
 
 from __future__ import annotations
@@ -13,7 +13,15 @@ import click
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import TranslationRefused
 from iceview.cli.targets import Target, load_view
-from iceview.cli.translation import DIALECTS, issues_json, issues_of, refused, run, view_source
+from iceview.cli.translation import (
+    DIALECTS,
+    issues_json,
+    issues_of,
+    refusals,
+    refused,
+    relation_schemas,
+    source_representation,
+)
 
 DIALECT = click.Choice(DIALECTS, case_sensitive=False)
 
@@ -47,45 +55,44 @@ def add_dialect(state: State, view: str, dialects: tuple[str, ...], from_dialect
         bucket = already if dialect in present else wanted
         if dialect not in bucket:
             bucket.append(dialect)
-    source = view_source(catalog, target, from_dialect)
+    source = source_representation(target, from_dialect)
+    source_dialect = source.dialect.lower()
     out = state.out
     if not wanted:
-        _report(state, target, before.version_id, before.version_id, [], already, source.dialect)
+        _report(state, target, before.version_id, before.version_id, [], already, source_dialect)
         return
 
-    # check every dialect first, so that a refusal names all the unsafe constructs
-    failures: list[tuple[str, TranslationError]] = []
-    for dialect in wanted:
-        try:
-            run(source, dialect, strict=True)
-        except TranslationError as e:
-            failures.append((dialect, e))
-    if not failures:
-        try:
-            target.view.add_dialects(wanted, source=source.dialect)
-        except TranslationError as e:  # the view changed in between, and its new SQL is refused
-            failures.append((str(getattr(e, "target", "")) or ", ".join(wanted), e))
-    if failures:
-        reasons = dict.fromkeys(refused("", e).format_message() for _, e in failures)
-        message = f"{target.label}: nothing was committed: " + "; ".join(reasons)
+    # the schemas of what the SQL reads, looked up here: when the SQL does not parse there are none,
+    # and add_dialects refuses the translation (its own look-up would raise SQLParseError instead)
+    schemas = relation_schemas(
+        catalog,
+        source.sql,
+        source_dialect,
+        default_catalog=before.default_catalog,
+        default_namespace=before.default_namespace,
+    )
+    try:
+        target.view.add_dialects(wanted, source=source_dialect, schemas=schemas or {})
+    except TranslationError as e:
+        message = refused(f"{target.label}: nothing was committed: ", e).format_message()
         if out.is_json:
             out.json(
                 {
                     "view": target.label,
                     "changed": False,
                     "version-id": before.version_id,
-                    "translated-from": source.dialect,
-                    "refused": {dialect: issues_json(issues_of(e)) for dialect, e in failures},
-                    "error": TranslationRefused(message).format_message(),
+                    "translated-from": source_dialect,
+                    "refused": {d: issues_json(issues_of(error)) for d, error in refusals(e, wanted).items()},
+                    "error": message,
                     "metadata-file": target.metadata.metadata_file_location,
                 }
             )
             click.get_current_context().exit(TranslationRefused.exit_code)
-        raise TranslationRefused(message)
+        raise TranslationRefused(message) from e
 
     after = target.view.metadata.current_version
     added = [d for d in after.dialects if d.lower() not in present]
-    _report(state, target, before.version_id, after.version_id, added, already, source.dialect)
+    _report(state, target, before.version_id, after.version_id, added, already, source_dialect)
 
 
 def _report(

@@ -25,7 +25,7 @@ from iceview.cli.times import iso_utc, parse_timestamp
 def rollback(state: State, view: str, to: int | None, at: str | None) -> None:
     """Make version N of VIEW current again (or the version that was current at TIMESTAMP). The
     version log records the change; nothing is deleted."""
-    from iceview.errors import InvalidStateError
+    from iceview.errors import DialectDropError
 
     if (to is None) == (at is None):
         raise CliUsageError("give exactly one of --to N and --at TIMESTAMP", click.get_current_context())
@@ -57,12 +57,10 @@ def rollback(state: State, view: str, to: int | None, at: str | None) -> None:
         return
     try:
         target.view.set_current_version(to)
-    except InvalidStateError as e:
-        if "drop-dialect" in str(e):
-            raise CliError(
-                f"{e} (to allow it: iceview set-property {target.label} replace.drop-dialect.allowed true)"
-            ) from e
-        raise
+    except DialectDropError as e:
+        raise CliError(
+            f"{e} (to allow it: iceview set-property {target.label} replace.drop-dialect.allowed true)"
+        ) from e
     location = target.view.metadata_location
     if out.is_json:
         out.json(_result(target.label, before, to, True, location))

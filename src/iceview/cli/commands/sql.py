@@ -57,6 +57,8 @@ def sql(
     spark); with --translate, a view without one is read by translating another (refused, exit 7,
     when a construct could change the results). QUERY is in the engine's dialect and must be a
     query: iceview sql does not change the catalog."""
+    from iceview.sql import UnsafeTranslationError
+
     ctx = click.get_current_context()
     engine = engine.lower()
     if lenient and not translate_views:
@@ -77,9 +79,10 @@ def sql(
             )
         else:
             result = run_duckdb(catalog, text, levels, translate=translate_views, strict=strict)
+    except UnsafeTranslationError as e:
+        raise refused("", e) from e
     except TranslationError as e:
-        if getattr(e, "issues", None):
-            raise refused("", e) from e
+        # a view without SQL for the engine's dialect: the library's error has no type of its own
         message = str(e).replace("; pass translate=True to translate another one", "")
         if not translate_views and "has no SQL for dialect" in message:
             message += "; use --translate to read it by translating its SQL"
