@@ -1,14 +1,30 @@
-"""iceview.spark without a Spark session: type conversion, output formats, names."""
+"""iceview.spark without a Spark session: type conversion, output formats, names, catalog access."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
 import pytest
+from pyiceberg.schema import Schema
+from pyiceberg.types import LongType, NestedField
 from pyspark.sql import types as st
 
-from iceview.spark import SparkViewsUnsupportedOperationError, split_name, to_iceberg_schema
+from iceview.catalog.sql import SqlCatalog
+from iceview.identifiers import to_identifier
+from iceview.spark import (
+    SparkViewsUnsupportedOperationError,
+    UnsupportedCatalogError,
+    iceberg_catalog_conf,
+    split_name,
+    to_iceberg_schema,
+)
 from iceview.spark._format import filter_pattern, scala_hashmap_order
+from iceview.spark.access import ViewAccess
+from iceview.spark.names import parse_use
 from iceview.spark.types import spark_simple_string
-from iceview.spark.views import _parse_use
+from iceview.view import ViewDefinition
 
 
 def test_ids_follow_iceberg_post_order() -> None:
@@ -97,7 +113,61 @@ def test_filter_pattern_is_sparks() -> None:
 def test_names_and_use() -> None:
     assert split_name("a.`b.c`.`d``e`") == ("a", "b.c", "d`e")
     assert split_name(" prod.db ") == ("prod", "db")
-    assert _parse_use("USE prod.db") == ("use", ("prod", "db"))
-    assert _parse_use("use namespace `x y`;") == ("use", ("x y",))
-    assert _parse_use("SET CATALOG 'prod'") == ("catalog", ("prod",))
-    assert _parse_use("SELECT 1") is None
+    assert parse_use("USE prod.db") == ("use", ("prod", "db"))
+    assert parse_use("use namespace `x y`;") == ("use", ("x y",))
+    assert parse_use("SET CATALOG 'prod'") == ("catalog", ("prod",))
+    assert parse_use("SELECT 1") is None
+
+
+# ----------------------------------------------------------------------------- catalog access
+
+
+@pytest.fixture
+def sql_catalog(tmp_path: Path) -> Iterator[SqlCatalog]:
+    cat = SqlCatalog("prod", uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file://{tmp_path}/wh")
+    cat.create_namespace("db")
+    try:
+        yield cat
+    finally:
+        cat.close()
+
+
+def _definition(sql: str) -> ViewDefinition:
+    schema = Schema(NestedField(1, "x", LongType(), required=False))
+    return ViewDefinition.of(schema=schema, queries=[("spark", sql)], default_namespace=("db",))
+
+
+def test_view_access_refreshes_without_reading_an_unchanged_file(sql_catalog: SqlCatalog) -> None:
+    views = SimpleNamespace(catalog=sql_catalog, name="prod", translate=None)
+    access = ViewAccess(views)  # type: ignore[arg-type]
+    ident = to_identifier("db.v")
+    assert access.load(ident) is None
+    sql_catalog.create_view(ident, _definition("SELECT 1 AS x"))
+    first = access.load(ident)
+    assert first is not None
+    assert access.load(ident) is first  # the pointer did not move: the file is not read again
+    sql_catalog.replace_view(ident, _definition("SELECT 2 AS x"))
+    second = access.load(ident)
+    assert second is not None and second is not first
+    assert second.current_version.sql_for("spark").sql == "SELECT 2 AS x"  # type: ignore[union-attr]
+    # dropped and created again: another view (another uuid) under the same name
+    sql_catalog.drop_view(ident)
+    sql_catalog.create_view(ident, _definition("SELECT 3 AS x"))
+    third = access.load(ident)
+    assert third is not None and third.uuid != second.uuid
+    resolved = access.resolve(("prod", "db", "v"))
+    assert resolved is not None and resolved.sql == "SELECT 3 AS x"
+    assert access.resolve(("other", "db", "v")) is None
+    sql_catalog.drop_view(ident)
+    assert access.load(ident) is None
+    assert access.resolve(("prod", "db", "v")) is None
+
+
+def test_only_a_sql_catalog_can_be_shared_with_spark(sql_catalog: SqlCatalog) -> None:
+    conf = iceberg_catalog_conf(sql_catalog)
+    assert conf["spark.sql.catalog.prod.uri"].startswith("jdbc:sqlite:")
+    other = SimpleNamespace(name="rest", catalog_type="rest", properties={})
+    with pytest.raises(UnsupportedCatalogError, match="not a SQL catalog"):
+        iceberg_catalog_conf(other)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):  # as before the typed error
+        iceberg_catalog_conf(other)  # type: ignore[arg-type]

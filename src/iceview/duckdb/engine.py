@@ -7,9 +7,9 @@ import itertools
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from iceview.catalog.base import Catalog
-from iceview.catalog.identifiers import NamespaceLike
+from iceview.catalog.interface import Catalog, close_table_catalog
 from iceview.errors import NoSuchViewError, TranslationError
+from iceview.identifiers import NamespaceLike
 from iceview.spec import SQLRepresentation, ViewMetadata
 from iceview.sql import ResolvedView, ViewExpander, type_namer
 from iceview.sql.translate import Translation, translate
@@ -129,9 +129,7 @@ class DuckDBViews:
         if self._owns_connection:
             self.connection.close()
         if self._owns_tables and self._tables is not None:
-            engine = getattr(self._tables, "engine", None)
-            if engine is not None:
-                engine.dispose()
+            close_table_catalog(self._tables)
 
     def __enter__(self) -> DuckDBViews:
         return self
@@ -196,16 +194,13 @@ class DuckDBViews:
     def _translate(
         self, rep: SQLRepresentation, default_catalog: str, default_namespace: tuple[str, ...]
     ) -> str:
-        schemas = None
-        relation_schemas = getattr(self.catalog, "relation_schemas", None)
-        if relation_schemas is not None:
-            schemas = relation_schemas(
-                rep.sql,
-                rep.dialect.lower(),
-                default_catalog=default_catalog,
-                default_namespace=default_namespace,
-                tables=self._table_catalog(),
-            )
+        schemas = self.catalog.relation_schemas(
+            rep.sql,
+            rep.dialect.lower(),
+            default_catalog=default_catalog,
+            default_namespace=default_namespace,
+            tables=self._table_catalog(),
+        )
         result = translate(
             rep.sql,
             rep.dialect.lower(),
@@ -222,8 +217,7 @@ class DuckDBViews:
 
     def _table_catalog(self) -> Any:
         if self._tables is None:
-            table_catalog = getattr(self.catalog, "table_catalog", None)
-            self._tables = table_catalog() if table_catalog is not None else None
+            self._tables = self.catalog.table_catalog()
             self._owns_tables = self._tables is not None
         return self._tables
 

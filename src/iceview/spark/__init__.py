@@ -17,7 +17,12 @@ from iceview.spark.errors import (
     SparkViewsParseError,
     SparkViewsUnsupportedOperationError,
 )
-from iceview.spark.session import SQLiteLockError, iceberg_catalog_conf, local_session
+from iceview.spark.session import (
+    SQLiteLockError,
+    UnsupportedCatalogError,
+    iceberg_catalog_conf,
+    local_session,
+)
 from iceview.spark.types import spark_simple_string, to_iceberg_schema, to_iceberg_type
 from iceview.spark.views import ENGINE_NAME, ICEVIEW_VERSION_KEY, SparkViews, Translate, split_name
 
@@ -31,6 +36,7 @@ __all__ = [
     "SparkViewsParseError",
     "SparkViewsUnsupportedOperationError",
     "Translate",
+    "UnsupportedCatalogError",
     "iceberg_catalog_conf",
     "local_session",
     "spark_simple_string",

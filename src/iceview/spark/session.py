@@ -31,14 +31,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from iceview.catalog.base import Catalog
-from iceview.errors import IceviewError
+from iceview.catalog.interface import Catalog
+from iceview.catalog.sql import SqlCatalog
+from iceview.errors import IceviewError, InvalidArgumentError
 from iceview.spark.jars import runtime_jars
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["ICEBERG_EXTENSIONS", "SQLiteLockError", "iceberg_catalog_conf", "local_session"]
+__all__ = [
+    "ICEBERG_EXTENSIONS",
+    "SQLiteLockError",
+    "UnsupportedCatalogError",
+    "iceberg_catalog_conf",
+    "local_session",
+]
 
 ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 
@@ -47,11 +54,20 @@ class SQLiteLockError(IceviewError, RuntimeError):
     """The SQLite catalog cannot be shared with a live Iceberg 1.10.2 JVM (see the module doc)."""
 
 
+class UnsupportedCatalogError(InvalidArgumentError):
+    """The catalog cannot be shared with Iceberg's ``JdbcCatalog`` in Spark: it is not an iceview
+    SQL catalog (:class:`~iceview.catalog.sql.SqlCatalog`), or its database is neither SQLite nor
+    PostgreSQL. A ``ValueError``, as before."""
+
+
 def _jdbc(catalog: Catalog) -> tuple[str, dict[str, str]]:
     """The JDBC URL and ``jdbc.*`` properties of an iceview SQL catalog."""
-    url = getattr(catalog, "url", None)
-    if url is None:
-        raise ValueError(f"{catalog!r} is not a SQL catalog: Spark cannot share it")
+    if not isinstance(catalog, SqlCatalog):
+        raise UnsupportedCatalogError(
+            f"{catalog!r} is not a SQL catalog (type {catalog.catalog_type!r}): Spark cannot share it "
+            "through Iceberg's JdbcCatalog"
+        )
+    url = catalog.url
     backend = url.get_backend_name()
     extra: dict[str, str] = {}
     if backend == "sqlite":
@@ -63,7 +79,7 @@ def _jdbc(catalog: Catalog) -> tuple[str, dict[str, str]]:
         if url.password:
             extra["jdbc.password"] = str(url.password)
         return f"jdbc:postgresql://{url.host}{port}/{url.database}", extra
-    raise ValueError(f"Iceberg's JdbcCatalog cannot use a {backend} database from iceview")
+    raise UnsupportedCatalogError(f"Iceberg's JdbcCatalog cannot use a {backend} database from iceview")
 
 
 def iceberg_catalog_conf(catalog: Catalog, name: str | None = None) -> dict[str, str]:

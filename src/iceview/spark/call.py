@@ -1,0 +1,176 @@
+"""What one statement of :class:`~iceview.spark.SparkViews` learns from Spark, asked for at most once:
+the current catalog and namespace, which names are catalogs, the temporary views that shadow
+iceview's views, and the views its names resolve to; plus the expansion and the DDL target built
+on them. Temporary functions and the temporary views a new view must not read are checked here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from iceview.errors import InvalidIdentifierError
+from iceview.identifiers import ViewIdentifier, to_identifier
+from iceview.spark import _format
+from iceview.spark.errors import SparkViewsAnalysisError
+from iceview.sql import ResolvedView, ViewExpander, find_function_calls, find_references, qualify_parts
+
+if TYPE_CHECKING:
+    from iceview.spark.views import SparkViews
+
+__all__ = ["Call", "check_temporary"]
+
+
+@dataclass
+class Call:
+    """What one statement learns from Spark, asked for at most once."""
+
+    views: SparkViews
+    defer_shadowing: bool = False
+    """Expand as if no temporary view shadows a view, and list in :attr:`deferred` the names whose
+    check (:meth:`check_shadowed`) was put off."""
+    deferred: list[tuple[str, ...]] = field(default_factory=list)
+    _current: tuple[str, tuple[str, ...]] | None = None
+    _temp_views: frozenset[tuple[str, str]] | None = None
+    _catalogs: dict[str, bool] = field(default_factory=dict)
+    _resolved: dict[tuple[str, ...], ResolvedView | None] = field(default_factory=dict)
+    _shadowed: dict[tuple[str, ...], bool] = field(default_factory=dict)
+
+    @property
+    def current(self) -> tuple[str, tuple[str, ...]]:
+        if self._current is None:
+            self._current = self.views._current()
+        return self._current
+
+    def is_catalog(self, name: str) -> bool:
+        if name == self.views.name:
+            return True
+        found = self._catalogs.get(name)
+        if found is None:
+            found = self.views._is_spark_catalog(name)
+            self._catalogs[name] = found
+        return found
+
+    def qualify(self, parts: Sequence[str]) -> tuple[str, ...]:
+        catalog, namespace = self.current
+        return qualify_parts(
+            parts, default_catalog=catalog, default_namespace=namespace, known_catalogs=self.is_catalog
+        )
+
+    def temp_views(self) -> frozenset[tuple[str, str]]:
+        """``(namespace, name)`` of the temporary views, lower-cased: ``("", v)`` for local ones,
+        ``("global_temp", v)`` for global ones."""
+        if self._temp_views is None:
+            self._temp_views = self.views._list_temp_views()
+        return self._temp_views
+
+    def temp_view_key(self, written: Sequence[str]) -> tuple[str, str] | None:
+        """The :meth:`temp_views` entry ``written`` would be, or ``None`` if no temporary view can
+        be written so: a temporary view is written ``v`` (local) or ``global_temp.v`` (global)."""
+        if len(written) == 1:
+            return ("", written[0].lower())
+        if len(written) == 2 and written[0].lower() == self.views._global_temp_db().lower():
+            return (written[0].lower(), written[1].lower())
+        return None
+
+    def is_temp_view(self, written: Sequence[str]) -> bool:
+        """Does ``written`` (as in the SQL) name a temporary view (Spark's ``isTempView``)?"""
+        key = self.temp_view_key(written)
+        if key is None:
+            return False
+        if self._temp_views is None:
+            answer = self.views._temp_view_answer(written)
+            if answer is not None:
+                return answer
+        return key in self.temp_views()
+
+    def resolve(self, qualified: tuple[str, ...]) -> ResolvedView | None:
+        if qualified not in self._resolved:
+            self._resolved[qualified] = self.views._access.resolve(qualified)
+        return self._resolved[qualified]
+
+    def is_shadowed(self, written: tuple[str, ...]) -> bool:
+        if self.temp_view_key(written) is None:
+            return False
+        # only names that would otherwise be one of our views need asking Spark
+        if self.resolve(self.qualify(written)) is None:
+            return False
+        known = self._shadowed.get(written)
+        if known is not None:
+            return known
+        if self.defer_shadowing:
+            if written not in self.deferred:
+                self.deferred.append(written)
+            return False
+        return self.check_shadowed(written)
+
+    def check_shadowed(self, written: tuple[str, ...]) -> bool:
+        """Ask Spark whether a temporary view has the name ``written``; the answer is kept."""
+        found = self.is_temp_view(written)
+        self._shadowed[written] = found
+        return found
+
+    def check_all_shadowed(self, names: Sequence[tuple[str, ...]]) -> bool:
+        """:meth:`check_shadowed` for every name (all are answered); whether any is shadowed."""
+        return any([self.check_shadowed(n) for n in names])  # a list: every name is asked
+
+    def map_table(self, qualified: tuple[str, ...]) -> Sequence[str] | None:
+        """Virtual catalog only: tables named in our catalog live in the table catalog."""
+        if qualified and qualified[0] == self.views.name:
+            return (self.views.table_catalog, *qualified[1:])
+        return None
+
+    def expander(self) -> ViewExpander:
+        v = self.views
+        return ViewExpander(
+            self.resolve,
+            known_catalogs=self.is_catalog,
+            dialect="spark",
+            is_shadowed=self.is_shadowed,
+            translate=v.translate,
+            map_table=None if v.registered else self.map_table,
+            max_depth=v.max_depth,
+        )
+
+    def expand(self, sql: str) -> str:
+        catalog, namespace = self.current
+        return self.expander().expand(sql, current_catalog=catalog, current_namespace=namespace)
+
+    def target(self, written: Sequence[str], *, temp_first: bool = True) -> ViewIdentifier | None:
+        """The iceview identifier a DDL statement's name stands for, or ``None`` when the name is
+        a temporary view or belongs to another catalog (then Spark handles the statement)."""
+        if temp_first and self.is_temp_view(written):
+            return None
+        qualified = self.qualify(written)
+        if qualified[0] != self.views.name or len(qualified) < 2:
+            return None
+        try:
+            return to_identifier(qualified[1:])
+        except InvalidIdentifierError:
+            return None
+
+
+def check_temporary(query: str, view_name: str, call: Call) -> None:
+    """Iceberg-Spark's ``Cannot create view ... that references temporary view|function``."""
+    temp: list[str] = []
+    for ref in find_references(query):
+        if call.is_temp_view(ref.parts):
+            shown = _format.quoted(ref.parts)
+            if shown not in temp:
+                temp.append(shown)
+    if temp:
+        raise SparkViewsAnalysisError(
+            f"Cannot create view {view_name} that references temporary view: [{', '.join(temp)}]"
+        )
+    calls = [c.parts[0] for c in find_function_calls(query) if len(c.parts) == 1]
+    if calls:
+        temp_functions = call.views._temp_functions()
+        found: list[str] = []
+        for fn in calls:
+            if fn.lower() in temp_functions and fn not in found:
+                found.append(fn)
+        if found:
+            raise SparkViewsAnalysisError(
+                f"Cannot create view {view_name} that references temporary function: [{', '.join(found)}]"
+            )

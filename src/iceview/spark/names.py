@@ -1,0 +1,109 @@
+"""Names in Spark SQL as :class:`~iceview.spark.SparkViews` reads them: the engine's constants,
+multi-part names (``a.b.c``, back-quotes allowed) and the ``USE`` / ``SET CATALOG`` statements."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from iceview.errors import SQLParseError
+from iceview.sql._text import leading_words
+
+__all__ = [
+    "ENGINE_NAME",
+    "ICEVIEW_VERSION_KEY",
+    "SESSION_CATALOG",
+    "NameLike",
+    "Translate",
+    "parse_use",
+    "parts_of",
+    "split_name",
+    "sql_id",
+]
+
+ENGINE_NAME = "spark"
+ICEVIEW_VERSION_KEY = "iceview-version"
+SESSION_CATALOG = "spark_catalog"
+
+Translate = Callable[[str, str, str], str]
+"""``(sql, from_dialect, to_dialect) -> sql``: translation of a view whose SQL is in another dialect."""
+
+NameLike = str | Sequence[str]
+
+
+def split_name(text: str) -> tuple[str, ...]:
+    """A Spark multi-part name (``a.b.c``, back-quotes allowed: `` `a.b`.c ``) as its parts."""
+    parts: list[str] = []
+    cur: list[str] = []
+    i, n = 0, len(text.strip())
+    s = text.strip()
+    quoted_part = False
+    while i < n:
+        ch = s[i]
+        if ch == "`":
+            j = i + 1
+            while j < n:
+                if s[j] == "`":
+                    if j + 1 < n and s[j + 1] == "`":
+                        cur.append("`")
+                        j += 2
+                        continue
+                    break
+                cur.append(s[j])
+                j += 1
+            if j >= n:
+                raise SQLParseError(f"Unclosed back-quote in name: {text}", text, i)
+            quoted_part = True
+            i = j + 1
+        elif ch == ".":
+            parts.append("".join(cur))
+            cur, quoted_part = [], False
+            i += 1
+        elif ch.isspace() and not quoted_part and not cur:
+            i += 1
+        else:
+            cur.append(ch)
+            i += 1
+    parts.append("".join(cur).strip() if not quoted_part else "".join(cur))
+    if any(p == "" for p in parts):
+        raise SQLParseError(f"Invalid name: {text!r}", text, 0)
+    return tuple(parts)
+
+
+def parts_of(name: NameLike) -> tuple[str, ...]:
+    """A name given to the Python API (``"a.b"`` or a sequence of parts) as its parts."""
+    return split_name(name) if isinstance(name, str) else tuple(name)
+
+
+def sql_id(parts: Sequence[str]) -> str:
+    """Spark's ``toSQLId``: every part back-quoted."""
+    return ".".join("`" + p.replace("`", "``") + "`" for p in parts)
+
+
+_USE = re.compile(r"^\s*USE\s+(?:(?:NAMESPACE|DATABASE|SCHEMA)\s+)?(?P<name>.+?)\s*;?\s*$", re.I | re.S)
+_SET_CATALOG = re.compile(r"^\s*SET\s+CATALOG\s+(?P<name>.+?)\s*;?\s*$", re.I | re.S)
+
+
+def parse_use(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """``("use", parts)`` for ``USE [NAMESPACE] a.b``, ``("catalog", (c,))`` for ``SET CATALOG c``."""
+    words = leading_words(text, 2)
+    if not words:
+        return None
+    if words[0] == "USE":
+        m = _USE.match(text)
+        if m:
+            try:
+                return "use", split_name(m.group("name"))
+            except SQLParseError:
+                return None
+    if words[0] == "SET" and len(words) > 1 and words[1] == "CATALOG":
+        m = _SET_CATALOG.match(text)
+        if m:
+            name = m.group("name").strip()
+            if len(name) >= 2 and name[0] == name[-1] and name[0] in "'\"":
+                return "catalog", (name[1:-1],)
+            try:
+                return "catalog", split_name(name)
+            except SQLParseError:
+                return None
+    return None
