@@ -1,0 +1,59 @@
+"""Safe dialect translation of view SQL between Spark, Trino and DuckDB, on top of sqlglot.
+
+:func:`translate` turns a view's SQL from one dialect into another and refuses what it cannot carry
+over without changing the meaning. sqlglot alone is not enough: its Spark dialect models non-ANSI
+Spark, it passes unknown functions through, and some constructs are dropped or left invalid
+(``docs/translation.md`` lists the traps). The steps (:mod:`.pipeline`):
+
+1. qualify the relation names with the version's defaults (:func:`iceview.sql.qualify`), so the
+   output has no names that the target engine would resolve differently;
+2. parse in the source dialect; with table schemas, let sqlglot qualify the columns, expand ``*``
+   and annotate types (the type-aware rules need them);
+3. apply the rules table (:data:`RULES`, :mod:`.rules`): for every node of the source tree, the most
+   specific rule for its construct and the direction keeps it, refuses it, checks it (type-aware
+   rules, :mod:`.checks`) or rewrites the few constructs that have an exact counterpart sqlglot
+   gets wrong (``trunc`` units, ``DECIMAL`` without precision);
+4. generate in the target dialect with ``unsupported_level=RAISE``;
+5. re-parse the output in the target dialect and check that nothing was dropped (relations,
+   projections, clauses) and, for Trino, that every function exists there (:mod:`.compare`).
+
+Every refusal names the construct and the reason (:class:`TranslationIssue`). ``strict=True``
+raises :class:`UnsafeTranslationError` (a :class:`~iceview.errors.TranslationError`) with all of
+them; ``strict=False`` returns the SQL with the issues as warnings.
+
+Modules: :mod:`.model` (values), :mod:`.pipeline` (the entry points), :mod:`.policy` (rules and
+their lookup), :mod:`.rules` (the table), :mod:`.checks` (rules kept as functions),
+:mod:`.allowlists` (function lists per dialect), :mod:`.compare` (the output check).
+"""
+
+from iceview.sql.translate.allowlists import TRINO_FUNCTIONS, allowed_functions
+from iceview.sql.translate.model import (
+    DIALECTS,
+    PROVENANCE_KEY,
+    PROVENANCE_VERSION_KEY,
+    TableSchemas,
+    Translation,
+    TranslationIssue,
+    UnsafeTranslationError,
+    known_catalogs_of,
+    provenance_summary,
+)
+from iceview.sql.translate.pipeline import translate, translation_hook
+from iceview.sql.translate.rules import RULES
+
+__all__ = [
+    "DIALECTS",
+    "PROVENANCE_KEY",
+    "PROVENANCE_VERSION_KEY",
+    "RULES",
+    "TRINO_FUNCTIONS",
+    "TableSchemas",
+    "Translation",
+    "TranslationIssue",
+    "UnsafeTranslationError",
+    "allowed_functions",
+    "known_catalogs_of",
+    "provenance_summary",
+    "translate",
+    "translation_hook",
+]

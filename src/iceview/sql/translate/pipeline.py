@@ -1,0 +1,212 @@
+"""The public entry points, :func:`translate` and :func:`translation_hook`, and the pipeline they
+run: qualify, parse, type, apply the rules table, generate, re-parse and compare."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, OptimizeError, ParseError, SqlglotError, UnsupportedError
+from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.qualify import qualify as sqlglot_qualify
+from sqlglot.schema import MappingSchema
+
+from iceview.errors import SQLParseError, TranslationError
+from iceview.sql.qualify import CatalogTest, qualify
+from iceview.sql.translate.compare import compare
+from iceview.sql.translate.model import (
+    DIALECTS,
+    TableSchemas,
+    Translation,
+    TranslationIssue,
+    UnsafeTranslationError,
+    short,
+)
+from iceview.sql.translate.policy import Context
+from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
+from iceview.sql.types import spark_type_name
+
+
+def translate(
+    sql: str,
+    source: str,
+    target: str,
+    *,
+    default_catalog: str,
+    default_namespace: Sequence[str],
+    strict: bool = True,
+    known_catalogs: CatalogTest | None = None,
+    schemas: TableSchemas | None = None,
+) -> Translation:
+    """Translate a view's query from ``source`` to ``target`` (``spark``, ``trino``, ``duckdb``).
+
+    Relation names are first qualified with ``default_catalog`` / ``default_namespace`` by
+    Iceberg-Spark's rules (``known_catalogs``: the catalog names a name may start with; default:
+    ``default_catalog`` only). ``schemas`` gives the schemas of the tables and views the query reads;
+    with them columns are qualified, ``*`` is expanded and the type-aware rules (casts, rounding,
+    implicit conversions) can prove a construct safe; without them such constructs are refused.
+
+    Returns a :class:`Translation`. With ``strict=True`` (the default) any unsafe construct raises
+    :class:`UnsafeTranslationError`; with ``strict=False`` the issues are returned as warnings.
+    SQL that cannot be parsed, or output that does not parse in the target dialect, always raises
+    :class:`~iceview.errors.TranslationError`."""
+    return _translate(
+        sql,
+        source,
+        target,
+        qualify_with=(default_catalog, tuple(default_namespace)),
+        known_catalogs=known_catalogs,
+        schemas=schemas,
+        strict=strict,
+    )
+
+
+def translation_hook(
+    *,
+    strict: bool = True,
+    schemas: TableSchemas | Callable[[], TableSchemas] | None = None,
+    on_warning: Callable[[Translation], None] | None = None,
+) -> Callable[[str, str, str], str]:
+    """A ``translate=`` hook for :class:`~iceview.sql.ViewExpander` (and the engines built on it,
+    such as ``SparkViews`` and :mod:`iceview.duckdb`): ``(sql, from_dialect, to_dialect) -> sql``.
+
+    The expander qualifies a translated view's names with the view's own defaults right after this
+    hook returns, so the hook does not qualify them itself. ``on_warning`` sees every translation
+    that had warnings (only with ``strict=False``)."""
+
+    def hook(sql: str, source: str, target: str) -> str:
+        known = schemas() if callable(schemas) else schemas
+        result = _translate(
+            sql, source, target, qualify_with=None, known_catalogs=None, schemas=known, strict=strict
+        )
+        if result.warnings and on_warning is not None:
+            on_warning(result)
+        return result.sql
+
+    return hook
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def _dialect(name: str, role: str) -> str:
+    d = name.lower().strip()
+    if d not in DIALECTS:
+        raise TranslationError(
+            f"Cannot translate {role} dialect {name!r}: supported are {', '.join(DIALECTS)}"
+        )
+    return d
+
+
+def _translate(
+    sql: str,
+    source: str,
+    target: str,
+    *,
+    qualify_with: tuple[str, tuple[str, ...]] | None,
+    known_catalogs: CatalogTest | None,
+    schemas: TableSchemas | None,
+    strict: bool,
+) -> Translation:
+    src = _dialect(source, "from")
+    dst = _dialect(target, "to")
+    text = sql
+    if qualify_with is not None:
+        catalog, namespace = qualify_with
+        known: CatalogTest = known_catalogs if known_catalogs is not None else {catalog}
+        try:
+            text = qualify(
+                sql, default_catalog=catalog, default_namespace=namespace, known_catalogs=known, dialect=src
+            )
+        except SQLParseError as e:
+            raise TranslationError(f"Cannot translate {src} SQL: {e}") from e
+    try:
+        parsed = sqlglot.parse(text, read=src)
+    except (ParseError, SqlglotError) as e:
+        raise TranslationError(f"Cannot translate {src} SQL: it does not parse: {e}") from e
+    statements = [s for s in parsed if s is not None]
+    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+        raise TranslationError(f"Cannot translate {src} SQL: a view's SQL must be one query")
+    tree: exp.Expr = statements[0]
+    if src == dst:
+        return Translation(text, src, dst)
+
+    typed = _typed_tree(tree, src, schemas)
+    work = typed if typed is not None else tree.copy()
+    ctx = Context(src, dst, typed=typed is not None, qualified=qualify_with is not None)
+    issues = RULES.apply(work, ctx)  # checks every node, then rewrites
+    for check in SOURCE_TEXT_CHECKS.get(src, ()):
+        issues.extend(check(text))
+
+    try:
+        out = work.sql(dialect=dst, unsupported_level=ErrorLevel.RAISE)
+    except UnsupportedError as e:
+        issues.append(
+            TranslationIssue("unsupported", short(work, src), f"sqlglot cannot express it in {dst}: {e}")
+        )
+        out = work.sql(dialect=dst, unsupported_level=ErrorLevel.IGNORE)
+    try:
+        reparsed = sqlglot.parse_one(out, read=dst)
+    except (ParseError, SqlglotError) as e:
+        raise TranslationError(
+            f"Cannot translate {src} SQL to {dst}: the output does not parse in {dst}: {e}"
+        ) from e
+    issues.extend(compare(work, reparsed, src, dst))
+    issues = _dedupe(issues)
+    if issues and strict:
+        raise UnsafeTranslationError(src, dst, issues)
+    return Translation(out, src, dst, tuple(issues))
+
+
+PIPELINE_CODES = frozenset({"unsupported"})
+"""The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
+
+
+def _dedupe(issues: Iterable[TranslationIssue]) -> list[TranslationIssue]:
+    seen: dict[tuple[str, str], TranslationIssue] = {}
+    for i in issues:
+        seen.setdefault((i.code, i.construct), i)
+    return list(seen.values())
+
+
+def _sqlglot_schema(schemas: TableSchemas | None) -> MappingSchema | None:
+    if not schemas:
+        return None
+    nested: dict[str, Any] = {}
+    for name, schema in schemas.items():
+        parts = tuple(name)
+        if len(parts) != 3:
+            continue  # sqlglot's schemas have catalog.db.table; deeper names stay untyped
+        columns: dict[str, str] = {}
+        for f in schema.fields:
+            try:
+                columns[f.name] = spark_type_name(f.field_type)
+            except TranslationError:
+                columns[f.name] = "UNKNOWN"
+        nested.setdefault(parts[0], {}).setdefault(parts[1], {})[parts[2]] = columns
+    try:
+        return MappingSchema(nested, dialect="spark", normalize=True)
+    except SqlglotError:
+        return None
+
+
+def _typed_tree(tree: exp.Expr, dialect: str, schemas: TableSchemas | None) -> exp.Expr | None:
+    """The tree with columns qualified, ``*`` expanded and types annotated, or None when sqlglot's
+    optimizer cannot do it (then every type is unknown)."""
+    schema = _sqlglot_schema(schemas)
+    if schema is None:
+        return None
+    try:
+        q = sqlglot_qualify(
+            tree.copy(),
+            schema=schema,
+            dialect=dialect,
+            validate_qualify_columns=False,
+            quote_identifiers=False,
+            identify=False,
+        )
+        return annotate_types(q, schema=schema, dialect=dialect)
+    except (OptimizeError, SqlglotError, KeyError, ValueError, RecursionError):
+        return None

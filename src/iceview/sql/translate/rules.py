@@ -1,0 +1,270 @@
+"""The rules table: ``(construct, source dialect, target dialect) -> policy`` for every construct
+whose translation is not simply what sqlglot generates.
+
+Each row is a :class:`~iceview.sql.translate.policy.Rule`; :data:`RULES` looks up the most specific
+one per node (see :mod:`iceview.sql.translate.policy`). Nodes without a rule are kept. Function
+calls are refused unless their class is on the target's allow-list
+(:data:`~iceview.sql.translate.allowlists.ALLOWED`); a few allowed ones have their own rule.
+:data:`SOURCE_TEXT_CHECKS` are the rules read from the source text rather than from the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from sqlglot import exp
+
+from iceview.sql.translate import checks as c
+from iceview.sql.translate.allowlists import ALLOWED
+from iceview.sql.translate.model import TranslationIssue
+from iceview.sql.translate.policy import (
+    ANY,
+    KEEP,
+    Construct,
+    Context,
+    Refuse,
+    Rule,
+    RuleTable,
+    construct,
+    exactly,
+    predicate,
+)
+
+_T = exp.DataType.Type
+
+
+def _on_allow_list(node: exp.Expr, ctx: Context) -> bool:
+    return type(node).__name__ in ALLOWED.get(ctx.target, frozenset())
+
+
+def call(*classes: type[exp.Expr]) -> Construct:
+    """A call of exactly one of ``classes`` that is on the target's allow-list."""
+    base = exactly(*classes)
+    return base.where(f"{base.name} (allowed)", _on_allow_list)
+
+
+# --------------------------------------------------------------------------------------------------
+# named constructs
+
+TABLE = construct(exp.Table)
+PIVOT = construct(exp.Pivot)
+TABLE_FUNCTION = predicate("table function", exp.Table, lambda n, _: isinstance(n.this, exp.Func))
+UNPIVOT = predicate("UNPIVOT", exp.Pivot, lambda n, _: bool(n.args.get("unpivot")))
+LATERAL_VIEW_OUTER = predicate("LATERAL VIEW OUTER", exp.Lateral, lambda n, _: bool(n.args.get("outer")))
+LATERAL_VIEW_OF_OTHER = predicate(
+    "LATERAL VIEW of anything but explode",
+    exp.Lateral,
+    lambda n, _: not n.args.get("outer") and bool(n.args.get("view")) and not isinstance(n.this, exp.Explode),
+)
+DIVISION_BY_MAYBE_ZERO = predicate(
+    "division by a non-literal", (exp.Div, exp.IntDiv, exp.Mod), c.divisor_may_be_zero
+)
+LIKE_WITHOUT_ESCAPE = predicate("LIKE with a backslash or a non-literal pattern", exp.Like, c.like_may_escape)
+COMPARISON_OR_ARITHMETIC = construct(
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    name="comparison or arithmetic",
+)
+FUNCTION_CALL = construct(exp.Func, name="function call outside the allow-list")
+ALLOWED_CALL = predicate("function call on the allow-list", exp.Func, _on_allow_list)
+TRUNC = call(exp.DateTrunc, exp.TimestampTrunc)
+SPARK_TRUNC = call(exp.DateTrunc)  # Spark's trunc(date, fmt); date_trunc(fmt, ts) is TimestampTrunc
+DATE_FORMAT = call(exp.TimeToStr)
+EXACT_DATE_FORMAT = DATE_FORMAT.where("date_format with an exactly mapped pattern", c.exact_date_format)
+SUBSTRING_FROM_MAYBE_NON_POSITIVE = call(exp.Substring).where(
+    "substring from a position that may be 0 or negative", c.start_may_be_non_positive
+)
+CAST = call(exp.Cast, exp.TryCast)
+TO_DATE = call(exp.TsOrDsToDate)
+EXPLODE = call(exp.Explode)
+EXPLODE_IN_LATERAL_VIEW = EXPLODE.where("explode in LATERAL VIEW", c.in_lateral_view)
+TRUNC_UNIT = predicate("truncation unit", (exp.Literal, exp.Var), c.known_trunc_unit)
+BARE_DECIMAL = predicate("DECIMAL without precision", exp.DataType, c.bare_decimal)
+
+# refusals: a stable code and the reason
+_TABLESAMPLE = Refuse("tablesample", "sampling is random and each engine samples differently")
+_OUTER_EXPLODE = Refuse(
+    "outer-explode", "LATERAL VIEW OUTER keeps rows with empty or NULL arrays; CROSS JOIN UNNEST drops them"
+)
+_LATERAL_VIEW = Refuse("lateral-view", "only LATERAL VIEW explode(array) is translated")
+_ARRAY_INDEX = Refuse(
+    "array-index",
+    "array subscripts are 0-based in Spark and out-of-range access returns NULL or fails depending on ANSI mode",
+)
+_LIKE_ESCAPE = Refuse(
+    "like-escape",
+    "Spark's LIKE escapes with a backslash by default, DuckDB's and Trino's have no default escape",
+)
+_DATE_FORMAT = Refuse(
+    "date-format",
+    "only date_format patterns made of yyyy, MM, dd, HH, mm, ss and separators are translated exactly",
+)
+_SUBSTRING_POSITION = Refuse(
+    "substring-position",
+    "a start position that may be 0 or negative means different things in Spark and DuckDB/Trino",
+)
+_DIVISION = Refuse(
+    "ansi-division",
+    "a divisor that may be zero: Spark's ANSI mode raises, legacy mode returns NULL (write NULLIF(x, 0) to make it explicit)",
+)
+PIVOT_ONLY_SPARK_TO_DUCKDB = Refuse("pivot", "PIVOT/UNPIVOT is translated only from Spark to DuckDB")
+NO_PIVOT_IN_TRINO = Refuse("pivot", "Trino has no PIVOT/UNPIVOT (sqlglot would drop it silently)")
+_EXPLODE_OUTSIDE_LATERAL_VIEW = Refuse("explode", "explode() is translated only in LATERAL VIEW")
+_COLLECT_LIST_INTO_TRINO = Refuse("function", "collect_list's NULL handling is not checked for Trino")
+_NOT_ALLOWED = Refuse("function", "{name}() is not on the allow-list for {target}")
+_OUTER = "OUTER explode keeps rows with empty or NULL arrays; CROSS JOIN UNNEST drops them"
+_JAVA_REGEX = "Java regular expressions differ from RE2 (DuckDB) and Joni (Trino)"
+_APPROXIMATE = "approximate aggregates use different algorithms in each engine"
+_ANON_OUTER = "OUTER explode keeps rows with empty or NULL arrays"
+
+# functions whose meaning cannot be carried over in any direction (none is on an allow-list)
+_REFUSED_CALLS: tuple[tuple[type[exp.Expr] | str, str, str], ...] = (
+    (
+        exp.FromJson,
+        "from_json",
+        "Spark's from_json (schema string, PERMISSIVE mode) has no equivalent; sqlglot passes it through unchanged and invalid",
+    ),
+    (
+        exp.JSONExtractScalar,
+        "json",
+        "JSON path functions differ in error handling and path syntax between engines",
+    ),
+    (exp.JSONFormat, "json", "to_json's text form differs between engines"),
+    (exp.ApproxQuantile, "approximate", _APPROXIMATE),
+    (exp.ApproxDistinct, "approximate", _APPROXIMATE),
+    (exp.Quantile, "approximate", "percentile interpolation differs between engines"),
+    (exp.First, "nondeterministic", "first() without an order returns an arbitrary row"),
+    (exp.Last, "nondeterministic", "last() without an order returns an arbitrary row"),
+    (exp.ArgMax, "nondeterministic", "max_by returns an arbitrary row among ties"),
+    (exp.ArgMin, "nondeterministic", "min_by returns an arbitrary row among ties"),
+    (exp.ArrayUniqueAgg, "nondeterministic", "collect_set's element order is engine-specific"),
+    (exp.Rand, "nondeterministic", "random numbers differ between engines"),
+    (exp.Uuid, "nondeterministic", "random values differ between engines"),
+    (
+        exp.ArraySize,
+        "size-of-null",
+        "Spark's size(NULL) is -1 in legacy mode (spark.sql.legacy.sizeOfNull) and NULL in ANSI mode",
+    ),
+    (exp.DayOfWeek, "dayofweek", "day-of-week numbering differs (Spark 1=Sunday, DuckDB 0=Sunday)"),
+    (
+        exp.RegexpReplace,
+        "regex",
+        "Java regular expressions and replacement references ($1) differ from RE2 (DuckDB) and Joni (Trino)",
+    ),
+    (exp.RegexpExtract, "regex", _JAVA_REGEX),
+    (exp.RegexpLike, "regex", _JAVA_REGEX),
+    (exp.RegexpSplit, "regex", "Spark's split() takes a Java regular expression and a limit; engines differ"),
+    (exp.RegexpILike, "regex", _JAVA_REGEX),
+    (exp.Initcap, "initcap", "initcap's word boundaries differ between engines"),
+    (exp.StrToUnix, "time-zone", "unix_timestamp depends on the session time zone"),
+    (exp.UnixToStr, "time-zone", "from_unixtime depends on the session time zone"),
+    ("_ExplodeOuter", "outer-explode", _OUTER),
+    (exp.ExplodeOuter, "outer-explode", _OUTER),
+    (exp.Posexplode, "posexplode", "positions are 0-based in Spark and 1-based in WITH ORDINALITY"),
+    (exp.PosexplodeOuter, "outer-explode", _OUTER),
+    (exp.Inline, "explode", "inline() of structs is not translated reliably"),
+    (exp.Stack, "explode", "stack() has no equivalent"),
+    (
+        exp.MonthsBetween,
+        "months-between",
+        "months_between's rounding (8 digits, day-of-month rules) has no equivalent",
+    ),
+    (exp.SafeDivide, "ansi-division", "try_divide is not translated"),
+)
+
+# functions sqlglot does not know (exp.Anonymous), by name as written
+_REFUSED_ANONYMOUS: tuple[tuple[str, str, str], ...] = (
+    ("hash", "hash", "Spark's hash() is Murmur3 with seed 42; no other engine computes the same values"),
+    (
+        "xxhash64",
+        "hash",
+        "Spark's xxhash64() is seeded with 42 and hashes Spark's binary encoding; other engines differ",
+    ),
+    ("crc32", "hash", "hash functions are not translated"),
+    ("from_json", "from_json", "Spark's from_json has no equivalent"),
+    ("explode_outer", "outer-explode", _ANON_OUTER),
+    ("posexplode_outer", "outer-explode", _ANON_OUTER),
+    ("inline_outer", "outer-explode", _ANON_OUTER),
+)
+
+
+def _anonymous(name: str) -> Construct:
+    def named(node: exp.Expr, ctx: Context) -> bool:
+        return node.name.lower() == name
+
+    return predicate(f"{name}()", exp.Anonymous, named)
+
+
+# --------------------------------------------------------------------------------------------------
+# the table
+
+RULES = RuleTable(
+    [
+        # relations
+        Rule(construct(exp.TableSample), ANY, ANY, _TABLESAMPLE),
+        Rule(TABLE_FUNCTION, ANY, ANY, KEEP),
+        Rule(TABLE, ANY, ANY, c.TIME_TRAVEL),
+        Rule(TABLE, ANY, "trino", c.THREE_PART_NAMES + c.TIME_TRAVEL),
+        Rule(TABLE, ANY, "duckdb", c.THREE_PART_NAMES + c.TIME_TRAVEL),
+        Rule(PIVOT, ANY, ANY, PIVOT_ONLY_SPARK_TO_DUCKDB),
+        Rule(PIVOT, "spark", "duckdb", KEEP),
+        Rule(PIVOT, ANY, "trino", NO_PIVOT_IN_TRINO),
+        Rule(UNPIVOT, ANY, ANY, PIVOT_ONLY_SPARK_TO_DUCKDB),
+        Rule(UNPIVOT, ANY, "trino", NO_PIVOT_IN_TRINO),
+        Rule(LATERAL_VIEW_OUTER, ANY, ANY, _OUTER_EXPLODE),
+        Rule(LATERAL_VIEW_OF_OTHER, ANY, ANY, _LATERAL_VIEW),
+        # expressions
+        Rule(construct(exp.Bracket), ANY, ANY, _ARRAY_INDEX),
+        Rule(DIVISION_BY_MAYBE_ZERO, "spark", ANY, _DIVISION),
+        Rule(DIVISION_BY_MAYBE_ZERO, ANY, "spark", _DIVISION),
+        Rule(construct(exp.Div), "trino", ANY, c.INTEGER_DIVISION),
+        Rule(LIKE_WITHOUT_ESCAPE, ANY, ANY, _LIKE_ESCAPE),
+        Rule(COMPARISON_OR_ARITHMETIC, ANY, ANY, c.IMPLICIT_CONVERSION),
+        # function calls: refused unless on the target's allow-list
+        Rule(FUNCTION_CALL, ANY, ANY, _NOT_ALLOWED),
+        Rule(construct(exp.Anonymous), ANY, ANY, _NOT_ALLOWED),
+        *(
+            Rule(_anonymous(name), ANY, ANY, Refuse(code, reason))
+            for name, code, reason in _REFUSED_ANONYMOUS
+        ),
+        *(Rule(exactly(cls), ANY, ANY, Refuse(code, reason)) for cls, code, reason in _REFUSED_CALLS),
+        Rule(ALLOWED_CALL, ANY, ANY, KEEP),
+        # allowed function calls with a rule of their own
+        Rule(CAST, ANY, ANY, c.cast_check(ansi=False)),
+        Rule(CAST, "spark", ANY, c.cast_check(ansi=True)),
+        Rule(CAST, ANY, "spark", c.cast_check(ansi=True)),
+        Rule(TRUNC, ANY, ANY, c.trunc_unit_check(c.TRUNC_UNITS)),
+        Rule(SPARK_TRUNC, "spark", ANY, c.trunc_unit_check(c.DATE_TRUNC_UNITS)),
+        Rule(DATE_FORMAT, ANY, ANY, _DATE_FORMAT),
+        Rule(EXACT_DATE_FORMAT, "spark", ANY, KEEP),
+        Rule(SUBSTRING_FROM_MAYBE_NON_POSITIVE, ANY, ANY, _SUBSTRING_POSITION),
+        Rule(call(exp.Round), ANY, ANY, c.ROUND_FLOATING),
+        Rule(TO_DATE, ANY, ANY, c.to_date_check({_T.DATE, _T.TIMESTAMPNTZ, _T.TIMESTAMP})),
+        # Spark's TIMESTAMP depends on the session time zone
+        Rule(TO_DATE, "spark", ANY, c.to_date_check({_T.DATE, _T.TIMESTAMPNTZ})),
+        Rule(EXPLODE, ANY, ANY, _EXPLODE_OUTSIDE_LATERAL_VIEW),
+        Rule(EXPLODE_IN_LATERAL_VIEW, ANY, ANY, c.EXPLODE_ARRAY),
+        Rule(call(exp.ArrayAgg), ANY, "trino", _COLLECT_LIST_INTO_TRINO),
+        Rule(call(exp.ConcatWs), ANY, "trino", c.CONCAT_WS_TEXT),
+        # rewrites of what sqlglot generates wrongly
+        Rule(TRUNC_UNIT, ANY, ANY, c.NORMALISE_TRUNC_UNIT),
+        Rule(BARE_DECIMAL, "spark", ANY, c.SPARK_DECIMAL),
+    ]
+)
+"""Every rule of the translation, by construct and direction."""
+
+SOURCE_TEXT_CHECKS: Mapping[str, tuple[Callable[[str], list[TranslationIssue]], ...]] = {
+    # sqlglot normalises trunc units on parsing ('Q' becomes QUARTER) that Spark does not know
+    "spark": (c.spark_trunc_units,),
+}
+"""Per source dialect, the rules read from the source text; their issues follow the tree's."""
+
+SOURCE_TEXT_CODES = frozenset({"trunc-unit"})
+"""The refusal codes of :data:`SOURCE_TEXT_CHECKS`."""
