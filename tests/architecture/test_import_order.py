@@ -178,3 +178,17 @@ def test_the_checks_can_fail() -> None:
     assert "iceview.view" in LOAD_GRAPH["iceview.catalog.interface"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _layer("iceview.catalog.sql") > _layer("iceview.view.handle")
+
+
+def _part(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_private_module_of_another_part_is_imported() -> None:
+    private = [
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        for target in sorted(targets)
+        if _part(target) != _part(module) and any(p.startswith("_") for p in target.split(".")[2:])
+    ]
+    assert private == []

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from iceview.spark.types import spark_simple_string
 from iceview.spec import ViewMetadata
 from iceview.spec.builder import java_string_hash
-from iceview.sql._text import spark_quote_if_needed
+from iceview.sql import spark_quote_if_needed
 
 __all__ = [
     "QUERY_COLUMN_NAMES",

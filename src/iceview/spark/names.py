@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from iceview.errors import SQLParseError
-from iceview.sql._text import leading_words
+from iceview.sql import leading_words
 
 __all__ = [
     "ENGINE_NAME",

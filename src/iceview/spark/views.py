@@ -59,10 +59,10 @@ from iceview.sql import (
     ShowViews,
     Statement,
     ViewColumn,
+    leading_words,
     parse_statement,
     render_name,
 )
-from iceview.sql._text import leading_words
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

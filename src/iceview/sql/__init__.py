@@ -14,7 +14,13 @@ hooks.
   :func:`translation_hook` for ``ViewExpander(translate=...)``.
 """
 
-from iceview.sql._text import quote_identifier, render_name, unescape_spark_string
+from iceview.sql._text import (
+    leading_words,
+    quote_identifier,
+    render_name,
+    spark_quote_if_needed,
+    unescape_spark_string,
+)
 from iceview.sql.ddl import (
     AlterViewAs,
     AlterViewRename,
@@ -86,11 +92,13 @@ __all__ = [
     "find_cycle",
     "find_function_calls",
     "find_references",
+    "leading_words",
     "parse_statement",
     "qualify",
     "qualify_parts",
     "quote_identifier",
     "render_name",
+    "spark_quote_if_needed",
     "spark_type_name",
     "split_statements",
     "static_column_count",
