@@ -6,39 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from iceview.cli.errors import CliUsageError
+from iceview.sql.names import NameParseError, split_name
 
 __all__ = ["format_name", "parse_name", "parse_namespace"]
 
 
 def _levels(text: str, what: str) -> tuple[str, ...]:
-    levels: list[str] = []
-    current = ""
-    quoted = False
-    was_quoted = False
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "`":
-            if quoted and text[i + 1 : i + 2] == "`":
-                current += "`"
-                i += 2
-                continue
-            quoted = not quoted
-            was_quoted = True
-        elif char == "." and not quoted:
-            if not current and not was_quoted:
-                raise CliUsageError(f"invalid {what} {text!r}: empty name part")
-            levels.append(current)
-            current, was_quoted = "", False
-        else:
-            current += char
-        i += 1
-    if quoted:
-        raise CliUsageError(f"invalid {what} {text!r}: unclosed backquote")
-    if not current and not was_quoted:
-        raise CliUsageError(f"invalid {what} {text!r}: empty name part")
-    levels.append(current)
-    return tuple(levels)
+    try:
+        return split_name(text)
+    except NameParseError as e:
+        raise CliUsageError(f"invalid {what} {text!r}: {e.reason}") from e
 
 
 def parse_name(text: str) -> tuple[str, ...]:

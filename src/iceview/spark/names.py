@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from iceview.errors import SQLParseError
-from iceview.sql import leading_words
+from iceview.sql import leading_words, split_name
 
 __all__ = [
     "ENGINE_NAME",
@@ -29,45 +29,6 @@ Translate = Callable[[str, str, str], str]
 """``(sql, from_dialect, to_dialect) -> sql``: translation of a view whose SQL is in another dialect."""
 
 NameLike = str | Sequence[str]
-
-
-def split_name(text: str) -> tuple[str, ...]:
-    """A Spark multi-part name (``a.b.c``, back-quotes allowed: `` `a.b`.c ``) as its parts."""
-    parts: list[str] = []
-    cur: list[str] = []
-    i, n = 0, len(text.strip())
-    s = text.strip()
-    quoted_part = False
-    while i < n:
-        ch = s[i]
-        if ch == "`":
-            j = i + 1
-            while j < n:
-                if s[j] == "`":
-                    if j + 1 < n and s[j + 1] == "`":
-                        cur.append("`")
-                        j += 2
-                        continue
-                    break
-                cur.append(s[j])
-                j += 1
-            if j >= n:
-                raise SQLParseError(f"Unclosed back-quote in name: {text}", text, i)
-            quoted_part = True
-            i = j + 1
-        elif ch == ".":
-            parts.append("".join(cur))
-            cur, quoted_part = [], False
-            i += 1
-        elif ch.isspace() and not quoted_part and not cur:
-            i += 1
-        else:
-            cur.append(ch)
-            i += 1
-    parts.append("".join(cur).strip() if not quoted_part else "".join(cur))
-    if any(p == "" for p in parts):
-        raise SQLParseError(f"Invalid name: {text!r}", text, 0)
-    return tuple(parts)
 
 
 def parts_of(name: NameLike) -> tuple[str, ...]:

@@ -49,6 +49,7 @@ from iceview.sql.expand import (
     find_cycle,
     static_column_count,
 )
+from iceview.sql.names import NameParseError, split_name
 from iceview.sql.qualify import CatalogTest, qualify, qualify_parts
 from iceview.sql.references import FunctionCall, TableReference, find_function_calls, find_references
 from iceview.sql.translate import (
@@ -71,6 +72,7 @@ __all__ = [
     "DescribeView",
     "DropView",
     "FunctionCall",
+    "NameParseError",
     "ResolvedView",
     "Resolver",
     "ShowCreateTable",
@@ -100,6 +102,7 @@ __all__ = [
     "render_name",
     "spark_quote_if_needed",
     "spark_type_name",
+    "split_name",
     "split_statements",
     "static_column_count",
     "translate",
