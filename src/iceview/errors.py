@@ -20,6 +20,7 @@ __all__ = [
     "InvalidMetadataError",
     "InvalidStateError",
     "InvalidUpdateError",
+    "MissingDialectError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
     "NoSuchNamespaceError",
@@ -222,3 +223,17 @@ class DialectsRefusedError(TranslationError):
         self.errors = dict(errors)
         shown = "; ".join(f"{dialect}: {error}" for dialect, error in self.errors.items())
         super().__init__(f"Cannot translate {source} SQL to {', '.join(self.errors)}: {shown}")
+
+
+class MissingDialectError(TranslationError):
+    """A view with no SQL for the dialect an engine reads. ``view`` names it, ``dialect`` is the one
+    asked for and ``dialects`` the ones it has; ``hint`` (e.g. how to translate) ends the message."""
+
+    def __init__(self, view: str, dialect: str, dialects: tuple[str, ...], hint: str | None = None) -> None:
+        self.view = view
+        self.dialect = dialect
+        self.dialects = dialects
+        self.hint = hint
+        have = ", ".join(dialects) or "none"
+        self.problem = f"View {view} has no SQL for dialect {dialect} (its dialects: {have})"
+        super().__init__(self.problem + (f"; {hint}" if hint else ""))

@@ -10,7 +10,13 @@ import sqlglot
 from pyiceberg.types import DecimalType, IntegerType, ListType, LongType, NestedField, StringType, StructType
 from sqlglot import exp
 
-from iceview.errors import SQLParseError, TranslationError, ViewCycleError, ViewExpansionError
+from iceview.errors import (
+    MissingDialectError,
+    SQLParseError,
+    TranslationError,
+    ViewCycleError,
+    ViewExpansionError,
+)
 from iceview.spec import ViewMetadata
 from iceview.sql import ResolvedView, ViewExpander, check_cycle, expand, find_cycle, find_references
 from sql.views_support import Views
@@ -328,8 +334,16 @@ def test_from_metadata() -> None:
     data["versions"][0]["representations"][0]["dialect"] = "trino"
     data["versions"][0]["default-catalog"] = "other"
     trino = ViewMetadata.from_dict(data)
-    with pytest.raises(TranslationError, match=r"has no SQL for dialect spark \(its dialects: trino\)"):
+    with pytest.raises(
+        TranslationError, match=r"has no SQL for dialect spark \(its dialects: trino\)"
+    ) as info:
         ResolvedView.from_metadata(("prod", "default", "event_agg_busy"), trino)
+    assert isinstance(info.value, MissingDialectError)
+    assert (info.value.view, info.value.dialect, info.value.dialects) == (
+        "prod.default.event_agg_busy",
+        "spark",
+        ("trino",),
+    )
     rv = ResolvedView.from_metadata(("prod", "default", "event_agg_busy"), trino, allow_other_dialect=True)
     assert (rv.dialect, rv.default_catalog) == ("trino", "other")
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from iceview.catalog.interface import Catalog, close_table_catalog
-from iceview.errors import NoSuchViewError, TranslationError
+from iceview.errors import MissingDialectError, NoSuchViewError
 from iceview.identifiers import NamespaceLike
 from iceview.spec import SQLRepresentation, ViewMetadata
 from iceview.sql import ResolvedView, ViewExpander, type_namer
@@ -170,10 +170,11 @@ class DuckDBViews:
             if rep is None:
                 rep = version.sql_for(DIALECT, fallback=True)
         if rep is None:
-            have = ", ".join(version.dialects) or "none"
-            raise TranslationError(
-                f"View {'.'.join(name)} has no SQL for dialect duckdb (its dialects: {have}); "
-                "pass translate=True to translate another one"
+            raise MissingDialectError(
+                ".".join(name),
+                DIALECT,
+                tuple(version.dialects),
+                "pass translate=True to translate another one",
             )
         assert isinstance(rep, SQLRepresentation)
         default_catalog = version.default_catalog or name[0]

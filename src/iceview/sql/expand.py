@@ -42,7 +42,13 @@ from dataclasses import dataclass, field
 from pyiceberg.schema import Schema
 from sqlglot.tokenizer_core import TokenType
 
-from iceview.errors import SQLParseError, TranslationError, ViewCycleError, ViewExpansionError
+from iceview.errors import (
+    MissingDialectError,
+    SQLParseError,
+    TranslationError,
+    ViewCycleError,
+    ViewExpansionError,
+)
 from iceview.spec import ViewMetadata
 from iceview.sql._analysis import Analysis, analyse, static_column_count
 from iceview.sql._text import (
@@ -109,10 +115,7 @@ class ResolvedView:
         if rep is None and allow_other_dialect:
             rep = version.sql_for(dialect, fallback=True)
         if rep is None:
-            have = ", ".join(version.dialects) or "none"
-            raise TranslationError(
-                f"View {'.'.join(name)} has no SQL for dialect {dialect} (its dialects: {have})"
-            )
+            raise MissingDialectError(".".join(name), dialect, tuple(version.dialects))
         return cls(
             name=name,
             sql=rep.sql,

@@ -20,7 +20,7 @@ from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused
 from iceview.cli.names import format_name, parse_namespace
 from iceview.cli.output import table
 from iceview.cli.translation import read_text, refused, warn
-from iceview.errors import TranslationError
+from iceview.errors import MissingDialectError, TranslationError
 
 
 @command("sql", "Run a query over the catalog's views with DuckDB or Spark.")
@@ -81,12 +81,13 @@ def sql(
             result = run_duckdb(catalog, text, levels, translate=translate_views, strict=strict)
     except UnsafeTranslationError as e:
         raise refused("", e) from e
-    except TranslationError as e:
-        # a view without SQL for the engine's dialect: the library's error has no type of its own
-        message = str(e).replace("; pass translate=True to translate another one", "")
-        if not translate_views and "has no SQL for dialect" in message:
+    except MissingDialectError as e:
+        message = e.problem
+        if not translate_views:
             message += "; use --translate to read it by translating its SQL"
         raise TranslationRefused(message) from e
+    except TranslationError as e:
+        raise TranslationRefused(str(e)) from e
     _print(state, result)
     for issue in result.warnings:
         warn(f"unsafe translation: {issue}")
