@@ -237,3 +237,40 @@ def test_a_handle_commit_reads_no_file_twice(catalog: SqlCatalog, tmp_path: Path
     view.set_current_version(1)
     assert reads == []
     assert file_path(str(view.metadata_location)).endswith(".metadata.json")
+
+
+def test_add_dialects_reports_every_refused_dialect(catalog: SqlCatalog, env: CatalogEnv) -> None:
+    from iceview.errors import DialectsRefusedError
+    from iceview.sql.translate import UnsafeTranslationError
+
+    catalog.create_namespace("ns")
+    view = catalog.create_view("ns.v", _definition("SELECT id FROM ns.t WHERE data RLIKE 'a.*'"))
+    before = (view.metadata_location, _files(env))
+    with pytest.raises(DialectsRefusedError) as info:
+        view.add_dialects(["trino", "duckdb"])
+    assert list(info.value.errors) == ["trino", "duckdb"]
+    for error in info.value.errors.values():
+        assert isinstance(error, UnsafeTranslationError) and "regex" in error.codes
+    assert str(info.value).startswith("Cannot translate spark SQL to trino, duckdb: trino: ")
+    with pytest.raises(UnsafeTranslationError):
+        view.add_dialects(["duckdb"])
+    assert (catalog.load_view("ns.v").metadata_location, _files(env)) == before
+
+
+def test_add_dialects_never_commits_stale_translations(catalog: SqlCatalog) -> None:
+    catalog.create_namespace("ns")
+    view = catalog.create_view("ns.v", _definition("SELECT 1 AS x"))
+    from iceview.view.changes import add_version_change
+
+    stale = view.metadata
+    catalog.replace_view("ns.v", _definition("SELECT 2 AS x"))
+    change = add_version_change(
+        stale, (*stale.current_version.representations, SQLRepresentation("SELECT 1 AS x", "duckdb")), {}
+    )
+    with pytest.raises(CommitFailedError, match="current view version changed: expected 1 != 2"):
+        catalog.commit_view("ns.v", change.requirements, change.updates)
+    assert catalog.load_view("ns.v").current_version.version_id == 2
+    view.refresh().add_dialects(["duckdb"])
+    current = catalog.load_view("ns.v").current_version
+    assert [r.dialect for r in current.representations] == ["spark", "duckdb"]  # type: ignore[union-attr]
+    assert current.representations[1].sql == "SELECT 2 AS x"  # type: ignore[union-attr]

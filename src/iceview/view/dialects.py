@@ -49,9 +49,9 @@ def translate_representations(
     """New representations for the ``dialects`` that ``representations`` lack, translated from
     ``source`` (default: :func:`source_representation`) with :func:`iceview.sql.translate`.
     Dialects are compared lower-cased; one already present is not translated again. When one
-    dialect is refused its own error is raised; when several are, :class:`DialectsRefusedError`
-    names every one."""
-    from iceview.sql.translate import translate
+    dialect is refused for unsafe constructs its ``UnsafeTranslationError`` is raised; otherwise
+    :class:`DialectsRefusedError` names every refused dialect with its error."""
+    from iceview.sql.translate import UnsafeTranslationError, translate
 
     src = source_representation(representations, source)
     present = {r.dialect.lower() for r in representations}
@@ -89,8 +89,9 @@ def translate_representations(
             refused[d] = e
             continue
         out.append(SQLRepresentation(result.sql, d))
-    if len(refused) == 1:
-        raise next(iter(refused.values()))
+    only = next(iter(refused.values()), None)
+    if len(refused) == 1 and isinstance(only, UnsafeTranslationError):
+        raise only  # it names its target itself
     if refused:
         raise DialectsRefusedError(src.dialect.lower(), refused)
     return out
