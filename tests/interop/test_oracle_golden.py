@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,3 +124,206 @@ def test_error_of_malformed_json(java_oracle: JavaOracle) -> None:
     assert java_oracle.error("[]") == expected
     error = java_oracle.error("{")
     assert error is not None and error.startswith("java.io.UncheckedIOException: ")
+
+
+# What Java 1.10.2 does with duplicate ids, and with missing or null required members (issue 11,
+# section 3). iceview's reader refuses the same documents; tests/spec/test_read_duplicates.py and
+# tests/spec/test_codec.py hold its side, with its own text for the duplicates (Guava's embeds
+# Java's toString of both entries; see docs/compatibility.md).
+def _valid() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads((CORPUS / "iceberg-java" / "ValidViewMetadata.json").read_text())
+    return doc
+
+
+def _damage(change: Callable[[dict[str, Any]], object]) -> str:
+    doc = _valid()
+    change(doc)
+    return json.dumps(doc)
+
+
+def _new_field(field_id: int, ftype: Any = "int") -> dict[str, Any]:
+    return {"id": field_id, "name": "zz", "required": False, "type": ftype}
+
+
+_IAE = "java.lang.IllegalArgumentException: "
+_SAME_KEY = _IAE + "Multiple entries with same key: "
+JAVA_READ_OUTCOMES: list[tuple[str, Callable[[dict[str, Any]], object], str | None, bool]] = [
+    # (name, damage, Java's error, whether it is only a prefix of the error)
+    (
+        "dup-version",
+        lambda d: d["versions"][1].__setitem__("version-id", 1),
+        _SAME_KEY + "1=BaseViewVersion{",
+        True,
+    ),
+    (
+        "dup-schema",
+        lambda d: d["schemas"].append(copy.deepcopy(d["schemas"][0])),
+        _SAME_KEY + "0=table {",
+        True,
+    ),
+    (
+        "schema-without-id-is-0",
+        lambda d: (d["schemas"].append(copy.deepcopy(d["schemas"][0])), d["schemas"][1].pop("schema-id")),
+        _SAME_KEY + "0=table {",
+        True,
+    ),
+    (
+        "dup-field",
+        lambda d: d["schemas"][0]["fields"].append(_new_field(1)),
+        _SAME_KEY + "1=x and 1=zz",
+        False,
+    ),
+    (
+        "dup-list-element",
+        lambda d: d["schemas"][0]["fields"].append(
+            _new_field(100, {"type": "list", "element-id": 1, "element": "int", "element-required": False})
+        ),
+        _SAME_KEY + "1=zz.element and 1=x",
+        False,
+    ),
+    (
+        "dup-map-key-value",
+        lambda d: d["schemas"][0]["fields"].append(
+            _new_field(
+                100,
+                {
+                    "type": "map",
+                    "key-id": 101,
+                    "key": "int",
+                    "value-id": 101,
+                    "value": "int",
+                    "value-required": False,
+                },
+            )
+        ),
+        _SAME_KEY + "101=zz.key and 101=zz.value",
+        False,
+    ),
+    (
+        "dup-nested-struct",
+        lambda d: d["schemas"][0]["fields"].append(
+            _new_field(100, {"type": "struct", "fields": [{**_new_field(100), "name": "a"}]})
+        ),
+        _SAME_KEY + "100=zz.a and 100=zz",
+        False,
+    ),
+    (
+        "field-ids-may-repeat-across-schemas",
+        lambda d: (
+            d["schemas"].append(copy.deepcopy(d["schemas"][0])),
+            d["schemas"][1].__setitem__("schema-id", 5),
+        ),
+        None,
+        False,
+    ),
+    # Java's order: field ids while parsing schemas; version ids, then schema ids, once all is parsed
+    (
+        "dup-field-before-current-version-id",
+        lambda d: (d["schemas"][0]["fields"].append(_new_field(1)), d.__setitem__("current-version-id", "x")),
+        _SAME_KEY + "1=x and 1=zz",
+        False,
+    ),
+    (
+        "current-version-id-before-dup-schema",
+        lambda d: (
+            d["schemas"].append(copy.deepcopy(d["schemas"][0])),
+            d.__setitem__("current-version-id", "x"),
+        ),
+        _IAE + 'Cannot parse to an integer value: current-version-id: "x"',
+        False,
+    ),
+    (
+        "dup-version-before-dup-schema",
+        lambda d: (
+            d["versions"][1].__setitem__("version-id", 1),
+            d["schemas"].append(copy.deepcopy(d["schemas"][0])),
+        ),
+        _SAME_KEY + "1=BaseViewVersion{",
+        True,
+    ),
+    (
+        "dup-version-before-format-version",
+        lambda d: (d["versions"][1].__setitem__("version-id", 1), d.__setitem__("format-version", 2)),
+        _SAME_KEY + "1=BaseViewVersion{",
+        True,
+    ),
+    # required members: JsonUtil.get checks hasNonNull, so null is missing too
+    (
+        "missing-default-namespace",
+        lambda d: d["versions"][0].pop("default-namespace"),
+        _IAE + "Cannot parse missing field: default-namespace",
+        False,
+    ),
+    (
+        "null-default-namespace",
+        lambda d: d["versions"][0].__setitem__("default-namespace", None),
+        _IAE + "Cannot parse missing field: default-namespace",
+        False,
+    ),
+    (
+        "default-namespace-not-an-array",
+        lambda d: d["versions"][0].__setitem__("default-namespace", 3),
+        _IAE + "Cannot parse string array from non-array: 3",
+        False,
+    ),
+    # Java 1.10 reads non-text levels with asText(); iceview refuses them (docs/compatibility.md)
+    (
+        "default-namespace-with-non-text-levels",
+        lambda d: d["versions"][0].__setitem__("default-namespace", [1, None, {}]),
+        None,
+        False,
+    ),
+    (
+        "null-schemas",
+        lambda d: d.__setitem__("schemas", None),
+        _IAE + "Cannot parse missing field: schemas",
+        False,
+    ),
+    (
+        "null-versions",
+        lambda d: d.__setitem__("versions", None),
+        _IAE + "Cannot parse missing field: versions",
+        False,
+    ),
+    (
+        "null-version-log",
+        lambda d: d.__setitem__("version-log", None),
+        _IAE + "Cannot parse missing field: version-log",
+        False,
+    ),
+    (
+        "null-representations",
+        lambda d: d["versions"][0].__setitem__("representations", None),
+        _IAE + "Cannot parse missing field: representations",
+        False,
+    ),
+    (
+        "null-version",
+        lambda d: d["versions"].__setitem__(0, None),
+        _IAE + "Cannot parse view version from a non-object: null",
+        False,
+    ),
+    (
+        "null-history-entry",
+        lambda d: d["version-log"].__setitem__(0, None),
+        _IAE + "Cannot parse view history entry from non-object: null",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "damage", "expected", "prefix"), JAVA_READ_OUTCOMES, ids=[o[0] for o in JAVA_READ_OUTCOMES]
+)
+def test_java_on_damaged_metadata(
+    java_oracle: JavaOracle,
+    name: str,
+    damage: Callable[[dict[str, Any]], object],
+    expected: str | None,
+    prefix: bool,
+) -> None:
+    error = java_oracle.error(_damage(damage))
+    if prefix:
+        assert expected is not None and error is not None and error.startswith(expected), error
+    else:
+        assert error == expected

@@ -225,6 +225,9 @@ def test_pretty_empty_object_and_nested_arrays() -> None:
 # ---------------------------------------------------------------------------- other parser tests
 
 
+_DELETE = object()  # a parameter meaning "remove the member"
+
+
 def version_doc() -> dict[str, Any]:
     return {
         "version-id": 1,
@@ -242,14 +245,54 @@ def with_version(version: Any) -> dict[str, Any]:
     return doc
 
 
-def test_view_version_missing_default_namespace() -> None:
+@pytest.mark.parametrize("value", [_DELETE, None])
+def test_view_version_missing_default_namespace(value: Any) -> None:
+    # Java 1.10 reads it with getStringArray(JsonUtil.get(...)), which checks hasNonNull: missing
+    # and null are both a missing field, as for schemas, versions, version-log and representations
     v = version_doc()
-    del v["default-namespace"]
+    if value is _DELETE:
+        del v["default-namespace"]
+    else:
+        v["default-namespace"] = value
     e = parse_error(with_version(v))
     assert (e.message, e.path) == (
-        "Cannot parse missing list: default-namespace",
+        "Cannot parse missing field: default-namespace",
         "$.versions[0].default-namespace",
     )
+    assert "$.versions[0].default-namespace" in str(e)
+
+
+@pytest.mark.parametrize(
+    ("value", "message", "path"),
+    [
+        ("ns", 'Cannot parse string array from non-array: "ns"', "$.versions[0].default-namespace"),
+        ({}, "Cannot parse string array from non-array: {}", "$.versions[0].default-namespace"),
+        # Java 1.10 would read these levels as text (asText); iceview refuses them
+        (
+            ["a", 1],
+            "Cannot parse string from non-text value in default-namespace: 1",
+            "$.versions[0].default-namespace[1]",
+        ),
+        (
+            [None],
+            "Cannot parse string from non-text value in default-namespace: null",
+            "$.versions[0].default-namespace[0]",
+        ),
+    ],
+)
+def test_view_version_default_namespace_not_a_string_array(value: Any, message: str, path: str) -> None:
+    v = version_doc()
+    v["default-namespace"] = value
+    e = parse_error(with_version(v))
+    assert (e.message, e.path) == (message, path)
+
+
+def test_view_version_empty_default_namespace_is_read() -> None:
+    v = version_doc()
+    v["default-namespace"] = []
+    doc = with_version(v)
+    doc["current-version-id"] = 1
+    assert ViewMetadata.from_json(json.dumps(doc)).versions[0].default_namespace == ()
 
 
 @pytest.mark.parametrize(
@@ -257,7 +300,6 @@ def test_view_version_missing_default_namespace() -> None:
     [
         (23, "Cannot parse representations from non-array: 23"),
         ({"a": 1}, 'Cannot parse representations from non-array: {"a":1}'),
-        (None, "Cannot parse representations from non-array: null"),
     ],
 )
 def test_view_version_representations_not_an_array(value: Any, message: str) -> None:
@@ -267,10 +309,18 @@ def test_view_version_representations_not_an_array(value: Any, message: str) -> 
     assert (e.message, e.path) == (message, "$.versions[0].representations")
 
 
-def test_view_version_missing_representations() -> None:
+@pytest.mark.parametrize("value", [_DELETE, None])
+def test_view_version_missing_representations(value: Any) -> None:
     v = version_doc()
-    del v["representations"]
-    assert parse_error(with_version(v)).message == "Cannot parse missing field: representations"
+    if value is _DELETE:
+        del v["representations"]
+    else:
+        v["representations"] = value
+    e = parse_error(with_version(v))
+    assert (e.message, e.path) == (
+        "Cannot parse missing field: representations",
+        "$.versions[0].representations",
+    )
 
 
 def test_unknown_representation_is_kept_and_written_back_unchanged() -> None:
@@ -325,8 +375,6 @@ def _set(doc: dict[str, Any], path: list[Any], value: Any) -> dict[str, Any]:
     return doc
 
 
-_DELETE = object()
-
 FIELD_ERRORS = [
     (["view-uuid"], _DELETE, "Cannot parse missing string: view-uuid", "$.view-uuid"),
     (["view-uuid"], 5, "Cannot parse to a string value: view-uuid: 5", "$.view-uuid"),
@@ -348,15 +396,18 @@ FIELD_ERRORS = [
     (["properties"], [], "Cannot parse string map from non-object value: properties: []", "$.properties"),
     (["properties"], {"k": 1}, "Cannot parse to a string value: k: 1", "$.properties.k"),
     (["schemas"], _DELETE, "Cannot parse missing field: schemas", "$.schemas"),
-    (["schemas"], None, "Cannot parse schemas from non-array: null", "$.schemas"),
+    (["schemas"], None, "Cannot parse missing field: schemas", "$.schemas"),
     (["schemas"], {}, "Cannot parse schemas from non-array: {}", "$.schemas"),
     (["current-version-id"], _DELETE, "Cannot parse missing int: current-version-id", "$.current-version-id"),
     (["versions"], _DELETE, "Cannot parse missing field: versions", "$.versions"),
+    (["versions"], None, "Cannot parse missing field: versions", "$.versions"),
     (["versions"], 3, "Cannot parse versions from non-array: 3", "$.versions"),
     (["version-log"], _DELETE, "Cannot parse missing field: version-log", "$.version-log"),
+    (["version-log"], None, "Cannot parse missing field: version-log", "$.version-log"),
     (["version-log"], "x", 'Cannot parse version-log from non-array: "x"', "$.version-log"),
-    (["version-log", 0], None, "Cannot parse view history entry from null object", "$.version-log[0]"),
-    (["versions", 0], None, "Cannot parse view version from null object", "$.versions[0]"),
+    # a JSON null in an array is a non-object to Java (its null-object check is for a Java null)
+    (["version-log", 0], None, "Cannot parse view history entry from non-object: null", "$.version-log[0]"),
+    (["versions", 0], None, "Cannot parse view version from a non-object: null", "$.versions[0]"),
     (["versions", 0], 7, "Cannot parse view version from a non-object: 7", "$.versions[0]"),
     (
         ["versions", 0, "version-id"],
@@ -398,8 +449,14 @@ FIELD_ERRORS = [
     ),
     (
         ["versions", 0, "default-namespace"],
+        _DELETE,
+        "Cannot parse missing field: default-namespace",
+        "$.versions[0].default-namespace",
+    ),
+    (
+        ["versions", 0, "default-namespace"],
         "default",
-        'Cannot parse JSON array from non-array value: default-namespace: "default"',
+        'Cannot parse string array from non-array: "default"',
         "$.versions[0].default-namespace",
     ),
     (

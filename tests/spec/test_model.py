@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pyiceberg.schema import Schema
 
 from iceview.errors import InvalidArgumentError, InvalidMetadataError
 from iceview.spec import (
@@ -20,6 +21,7 @@ from iceview.spec import (
     ViewVersion,
     validate,
 )
+from iceview.spec.schema import normalize_schema_json
 
 DATA = Path(__file__).parent.parent / "data"
 SPEC = DATA / "spec"
@@ -32,6 +34,32 @@ def doc() -> dict[str, Any]:
 
 def md_of(d: dict[str, Any]) -> ViewMetadata:
     return ViewMetadata.from_json(json.dumps(d))
+
+
+def in_memory(d: dict[str, Any]) -> ViewMetadata:
+    """The metadata of ``d`` made with the public constructor, which checks no ids (the reader
+    refuses duplicate ids, as Iceberg Java does)."""
+    return ViewMetadata(
+        uuid=d["view-uuid"],
+        format_version=d["format-version"],
+        location=d["location"],
+        schemas=[Schema.model_validate(normalize_schema_json(s)) for s in d["schemas"]],
+        current_version_id=d["current-version-id"],
+        versions=[
+            ViewVersion(
+                v["version-id"],
+                v["timestamp-ms"],
+                v["schema-id"],
+                v["summary"],
+                tuple(SQLRepresentation(r["sql"], r["dialect"]) for r in v["representations"]),
+                tuple(v["default-namespace"]),
+                v.get("default-catalog"),
+            )
+            for v in d["versions"]
+        ],
+        version_log=[VersionLogEntry(e["timestamp-ms"], e["version-id"]) for e in d["version-log"]],
+        properties=d.get("properties"),
+    )
 
 
 # ---------------------------------------------------------------------------- Appendix A
@@ -194,7 +222,6 @@ def test_validate_reports_the_lazily_invalid_corpus_files() -> None:
 def test_validate_finds_each_problem() -> None:
     d = doc()
     d["view-uuid"] = "not-a-uuid"
-    d["versions"][0]["version-id"] = 2
     d["versions"][1]["schema-id"] = 9
     d["versions"][1]["timestamp-ms"] = -5
     d["versions"][1]["representations"] = [
@@ -203,15 +230,12 @@ def test_validate_finds_each_problem() -> None:
         {"type": "sql", "sql": "y", "dialect": " "},
     ]
     d["schemas"].append(json.loads(json.dumps(d["schemas"][0])))
-    d["schemas"][1]["fields"][1]["id"] = 1
+    d["schemas"][1]["schema-id"] = 2
     d["schemas"][1]["fields"][1]["name"] = "event_count"
     d["version-log"] = [{"timestamp-ms": -1, "version-id": 7}, {"timestamp-ms": 5, "version-id": 1}]
     assert codes(d) == [
         ("invalid-uuid", "$.view-uuid"),
-        ("duplicate-schema-id", "$.schemas[1].schema-id"),
-        ("duplicate-field-id", "$.schemas[1].fields[1].id"),
         ("duplicate-field-name", "$.schemas[1].fields[1].name"),
-        ("duplicate-version-id", "$.versions[1].version-id"),
         ("unknown-schema", "$.versions[1].schema-id"),
         ("negative-timestamp", "$.versions[1].timestamp-ms"),
         ("blank-sql", "$.versions[1].representations[0].sql"),
@@ -219,9 +243,30 @@ def test_validate_finds_each_problem() -> None:
         ("blank-dialect", "$.versions[1].representations[2].dialect"),
         ("log-unknown-version", "$.version-log[0].version-id"),
         ("negative-timestamp", "$.version-log[0].timestamp-ms"),
-        ("log-unknown-version", "$.version-log[1].version-id"),
         ("log-current-mismatch", "$.version-log[1].version-id"),
     ]
+
+
+def test_validate_reports_duplicate_ids_of_metadata_built_in_memory() -> None:
+    d = doc()
+    d["versions"][0]["version-id"] = 2
+    d["schemas"].append(json.loads(json.dumps(d["schemas"][0])))
+    d["schemas"][1]["fields"][1]["id"] = 1
+    d["schemas"][1]["fields"][1]["name"] = "other"
+    assert [(p.code, p.path) for p in validate(in_memory(d))] == [
+        ("duplicate-schema-id", "$.schemas[1].schema-id"),
+        ("duplicate-field-id", "$.schemas[1].fields[1].id"),
+        ("duplicate-version-id", "$.versions[1].version-id"),
+        ("log-unknown-version", "$.version-log[0].version-id"),
+    ]
+    # the reader refuses the same JSON at the first of them Java meets: field ids are indexed as
+    # each schema is parsed, before the versions are read
+    with pytest.raises(InvalidMetadataError) as info:
+        md_of(d)
+    assert (info.value.message, info.value.path) == (
+        "Field id 1 is used more than once",
+        "$.schemas[1].fields[1].id",
+    )
 
 
 def test_validate_nested_field_ids_and_bad_schemas() -> None:
@@ -239,10 +284,16 @@ def test_validate_nested_field_ids_and_bad_schemas() -> None:
             "value-required": True,
         },
     }
-    assert codes(d) == [
+    assert [(p.code, p.path) for p in validate(in_memory(d))] == [
         ("duplicate-field-id", "$.schemas[0].fields[1].type.element-id"),
         ("duplicate-field-id", "$.schemas[0].fields[1].type.element.value-id"),
     ]
+    with pytest.raises(InvalidMetadataError) as info:  # the reader stops at the first
+        md_of(d)
+    assert (info.value.message, info.value.path) == (
+        "Field id 1 is used more than once",
+        "$.schemas[0].fields[1].type.element-id",
+    )
     d = doc()
     d["schemas"][0]["fields"][0]["type"] = "nope"
     problems = validate(md_of(d))
@@ -272,25 +323,33 @@ def test_invalid_schema_on_access_names_the_file() -> None:
 
 # ---------------------------------------------------------------------------- never write what Java cannot read
 
-JAVA_READ_ERRORS = [  # each of these makes Iceberg Java 1.10.2's parser throw (checked with the oracle)
+# Each of these makes Iceberg Java 1.10.2's parser throw (checked with the oracle). iceview's reader
+# refuses the duplicate ids too; metadata built in memory can still have them, and validate reports
+# them and to_json refuses them.
+JAVA_READ_ERRORS_REFUSED = [
     (
         "dup-version",
         lambda d: d["versions"][1].__setitem__("version-id", 1),
         "$.versions[1].version-id",
-        "Version id 1",
+        "Version id 1 is used more than once",
     ),
     (
         "dup-schema",
         lambda d: d["schemas"].append(json.loads(json.dumps(d["schemas"][0]))),
         "$.schemas[1].schema-id",
-        "Schema id 1",
+        "Schema id 1 is used more than once",
     ),
     (
         "dup-field-id",
         lambda d: d["schemas"][0]["fields"][1].__setitem__("id", 1),
         "$.schemas[0].fields[1].id",
-        "Field id 1",
+        "Field id 1 is used more than once",
     ),
+]
+
+# The rest is read (Java refuses these too, when it builds the Schema), so that validate can
+# report it, and never written.
+JAVA_READ_ERRORS_READ = [
     (
         "dup-field-name",
         lambda d: d["schemas"][0]["fields"][1].__setitem__("name", "event_count"),
@@ -312,20 +371,39 @@ JAVA_READ_ERRORS = [  # each of these makes Iceberg Java 1.10.2's parser throw (
 ]
 
 
+def _reported_and_never_written(md: ViewMetadata, path: str, text: str) -> None:
+    assert any(p.path == path and text in p.message for p in validate(md)), validate(md)
+    with pytest.raises(InvalidMetadataError) as info:
+        md.to_json()
+    assert info.value.path == path
+    assert info.value.message.startswith("Cannot write view metadata: ") and text in info.value.message
+
+
 @pytest.mark.parametrize(
-    ("name", "damage", "path", "text"), JAVA_READ_ERRORS, ids=[e[0] for e in JAVA_READ_ERRORS]
+    ("name", "damage", "path", "text"),
+    JAVA_READ_ERRORS_REFUSED,
+    ids=[e[0] for e in JAVA_READ_ERRORS_REFUSED],
+)
+def test_duplicate_ids_are_refused_on_read_reported_in_memory_and_never_written(
+    name: str, damage: Any, path: str, text: str
+) -> None:
+    d = doc()
+    damage(d)
+    with pytest.raises(InvalidMetadataError) as info:
+        md_of(d)
+    assert (info.value.message, info.value.path) == (text, path)
+    _reported_and_never_written(in_memory(d), path, text)
+
+
+@pytest.mark.parametrize(
+    ("name", "damage", "path", "text"), JAVA_READ_ERRORS_READ, ids=[e[0] for e in JAVA_READ_ERRORS_READ]
 )
 def test_what_java_cannot_read_is_loaded_reported_and_never_written(
     name: str, damage: Any, path: str, text: str
 ) -> None:
     d = doc()
     damage(d)
-    md = md_of(d)  # read leniently, so that validate can report it
-    assert any(p.path == path and text in p.message for p in validate(md)), validate(md)
-    with pytest.raises(InvalidMetadataError) as info:
-        md.to_json()
-    assert info.value.path == path
-    assert info.value.message.startswith("Cannot write view metadata: ") and text in info.value.message
+    _reported_and_never_written(md_of(d), path, text)  # read leniently, so that validate can report it
 
 
 def test_identifier_field_rules() -> None:

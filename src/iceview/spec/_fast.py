@@ -21,6 +21,10 @@ _VERSION_FIELDS = itemgetter(
 _SQL_FIELDS = itemgetter("type", "sql", "dialect")
 _LOG_FIELDS = itemgetter("version-id", "timestamp-ms")
 _SCHEMA_FIELDS = itemgetter("type", "schema-id", "fields")
+_FIELDS = itemgetter("fields")
+_SCHEMA_ID = itemgetter("schema-id")
+_ID = itemgetter("id")
+_TYPE = itemgetter("type")
 _FIELD_FIELDS = itemgetter("id", "name", "required", "type")
 _FIELD_KEYS = frozenset({("id", "name", "required", "type"), ("id", "name", "required", "type", "doc")})
 _SCHEMA_KEYS = frozenset({("type", "schema-id", "fields")})
@@ -39,8 +43,9 @@ _LIST = frozenset({list})
 
 
 def versions_and_log_ok(versions: list[Any], log: list[Any]) -> bool:
-    """Every version is an object with well-typed fields and SQL representations only, and every
-    version-log entry is an object with an int id and a long timestamp."""
+    """Every version is an object with well-typed fields and SQL representations only, no two
+    versions share an id, and every version-log entry is an object with an int id and a long
+    timestamp."""
     try:
         if versions:
             ids, schema_ids, timestamps, summaries, reps, namespaces = zip(
@@ -63,6 +68,7 @@ def versions_and_log_ok(versions: list[Any], log: list[Any]) -> bool:
             and min(timestamps) >= LONG_MIN
             and max(timestamps) <= LONG_MAX
             and (not versions or set(map(type, reps + namespaces)) == _LIST)
+            and len(set(ids)) == len(ids)
         ):
             return False
         flat = list(chain.from_iterable(reps))
@@ -80,6 +86,29 @@ def versions_and_log_ok(versions: list[Any], log: list[Any]) -> bool:
         )
         return "".join(types).lower() == "sql" * len(types)
     except (KeyError, TypeError, ValueError, AttributeError):
+        return False
+
+
+def schema_ids_distinct(schemas: list[Any]) -> bool:
+    """No two schemas share a ``schema-id`` and no two fields of one schema share an ``id``.
+
+    Answers only for the common shape: every schema has an explicit ``schema-id`` and a
+    ``fields`` list of objects with an ``id`` and a primitive (string) ``type``, so that the
+    top-level field ids are all of its ids. Anything else (nested types, a missing or null
+    ``schema-id``, ids that compare equal across types, such as ``1`` and ``true``) means "not
+    sure". Nothing else is checked here: the schemas' shapes are checked on first use.
+    """
+    try:
+        fields = list(map(_FIELDS, schemas))
+        # str.join raises TypeError on a nested (object) type
+        "".join(map(_TYPE, chain.from_iterable(fields)))
+        # one set per schema: ids may repeat across schemas, never within one
+        for one in fields:
+            if len(set(map(_ID, one))) != len(one):
+                return False
+        schema_ids = set(map(_SCHEMA_ID, schemas))
+        return len(schema_ids) == len(schemas) and None not in schema_ids  # null means 0
+    except (KeyError, TypeError):
         return False
 
 

@@ -43,9 +43,10 @@ def fail(message: str, path: str) -> InvalidMetadataError:
 
 
 def get_field(obj: Mapping[str, Any], key: str, path: str) -> Any:
-    """``JsonUtil.get``: the member, which may be JSON null."""
-    value = obj.get(key, _MISSING)
-    if value is _MISSING:
+    """``JsonUtil.get``: the member, which must be there and not JSON null (Java checks
+    ``hasNonNull``, so ``"schemas": null`` is a missing field too)."""
+    value = obj.get(key)
+    if value is None:
         raise fail(f"Cannot parse missing field: {key}", child(path, key))
     return value
 

@@ -2,14 +2,19 @@
 
 Reading is lenient exactly where Java is (unknown keys ignored, ``default-catalog: null`` means
 absent, representation types lower-cased, unknown representation types kept, no semantic checks),
-and every shape error is raised at read time with Java's message and the JSON path.
+and every shape error is raised at read time with Java's message and the JSON path. So are
+duplicate ids, which Java refuses while parsing: two versions or two schemas with one id, or two
+fields with one id in a schema (nested ones included). Java's text for those (Guava's
+``Multiple entries with same key: <k>=<Java object> and <k>=<Java object>``) cannot be
+reproduced, so iceview names the id: ``Version id 1 is used more than once``, at the repeated
+entry (``$.versions[1].version-id``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from iceview.spec._fast import versions_and_log_ok
+from iceview.spec._fast import schema_ids_distinct, versions_and_log_ok
 from iceview.spec._json import (
     child,
     decode,
@@ -20,12 +25,12 @@ from iceview.spec._json import (
     get_int,
     get_long,
     get_string,
-    get_string_list,
     get_string_map,
     get_string_or_none,
     node_str,
 )
 from iceview.spec.model import FrozenDict, ViewMetadata
+from iceview.spec.schema import check_field_ids, check_schema_ids
 
 __all__ = ["parse_json", "parse_object", "to_json"]
 
@@ -54,7 +59,11 @@ def parse_object(obj: Any, metadata_location: str | None = None) -> ViewMetadata
     schemas = get_field(obj, "schemas", "$")
     if type(schemas) is not list:
         raise fail(f"Cannot parse schemas from non-array: {node_str(schemas)}", "$.schemas")
-    # schema contents are checked (with SchemaParser's messages) on first use: see ViewMetadata
+    # schema contents are checked (with SchemaParser's messages) on first use: see ViewMetadata;
+    # duplicate ids are not, because Java refuses them at read time
+    ids_distinct = schema_ids_distinct(schemas)
+    if not ids_distinct:
+        check_field_ids(schemas)  # Java indexes each schema's field ids as it parses it
 
     current_version_id = get_int(obj, "current-version-id", "$")
 
@@ -70,6 +79,11 @@ def parse_object(obj: Any, metadata_location: str | None = None) -> ViewMetadata
             raise fail(f"Cannot parse version-log from non-array: {node_str(log)}", "$.version-log")
         for i, entry in enumerate(log):
             _check_log_entry(entry, f"$.version-log[{i}]")
+        _check_version_ids(versions)
+
+    # Java builds its id maps (versions first) before the format-version check
+    if not ids_distinct:
+        check_schema_ids(schemas)
 
     try:
         return ViewMetadata._make(
@@ -91,10 +105,19 @@ def parse_object(obj: Any, metadata_location: str | None = None) -> ViewMetadata
         raise fail(str(e), "$.format-version") from None
 
 
+def _check_version_ids(versions: list[dict[str, Any]]) -> None:
+    """Java's ``versionsById`` (an ``ImmutableMap``) refuses two versions with one id."""
+    seen: set[int] = set()
+    for i, version in enumerate(versions):
+        version_id = version["version-id"]
+        if version_id in seen:
+            raise fail(f"Version id {version_id} is used more than once", f"$.versions[{i}].version-id")
+        seen.add(version_id)
+
+
 def _check_version(node: Any, path: str) -> None:
-    """``ViewVersionParser.fromJson``: checks in Java's order, with Java's messages."""
-    if node is None:
-        raise fail("Cannot parse view version from null object", path)
+    """``ViewVersionParser.fromJson``: checks in Java's order, with Java's messages. A JSON null
+    is a non-object to Java too: its null check is for a Java null, which parsing never passes."""
     if type(node) is not dict:
         raise fail(f"Cannot parse view version from a non-object: {node_str(node)}", path)
     get_int(node, "version-id", path)
@@ -110,7 +133,21 @@ def _check_version(node: Any, path: str) -> None:
     for i, rep in enumerate(representations):
         _check_representation(rep, f"{path}.representations[{i}]")
     get_string_or_none(node, "default-catalog", path)
-    get_string_list(node, "default-namespace", path)
+    # getStringArray(JsonUtil.get(...)): missing and null are "missing field", like the other
+    # required lists. Java 1.10 turns non-text levels into text (asText: 1 -> "1", {} -> "");
+    # iceview refuses them (docs/compatibility.md).
+    namespace = get_field(node, "default-namespace", path)
+    if type(namespace) is not list:
+        raise fail(
+            f"Cannot parse string array from non-array: {node_str(namespace)}",
+            child(path, "default-namespace"),
+        )
+    for i, level in enumerate(namespace):
+        if type(level) is not str:
+            raise fail(
+                f"Cannot parse string from non-text value in default-namespace: {node_str(level)}",
+                child(child(path, "default-namespace"), i),
+            )
 
 
 def _check_representation(node: Any, path: str) -> None:
@@ -122,8 +159,6 @@ def _check_representation(node: Any, path: str) -> None:
 
 
 def _check_log_entry(node: Any, path: str) -> None:
-    if node is None:
-        raise fail("Cannot parse view history entry from null object", path)
     if type(node) is not dict:
         raise fail(f"Cannot parse view history entry from non-object: {node_str(node)}", path)
     get_int(node, "version-id", path)

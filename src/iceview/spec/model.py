@@ -1,7 +1,8 @@
 """The view metadata model: immutable values named as in the view spec.
 
 ``ViewMetadata`` is built by the JSON reader (:mod:`iceview.spec.codec`) or by the builder
-(:mod:`iceview.spec.builder`). The reader checks every field when it loads a file, but builds the
+(:mod:`iceview.spec.builder`). The reader checks every field, and that version, schema and field
+ids are unique, when it loads a file, but checks the schemas' other contents and builds the
 version, representation and log objects, and the PyIceberg schemas, only when they are first asked
 for: loading metadata with many versions and schemas stays close to the cost of decoding the JSON.
 """
@@ -392,13 +393,17 @@ class ViewMetadata:
     @staticmethod
     def from_json(data: bytes | str, *, metadata_location: str | None = None) -> ViewMetadata:
         """Parse view metadata JSON, leniently as Iceberg Java does. Every problem raises
-        :class:`~iceview.errors.InvalidMetadataError` with Java's message and the JSON path."""
-        return _codec.parse_json(data, metadata_location)
+        :class:`~iceview.errors.InvalidMetadataError` with Java's message and the JSON path,
+        including what Java refuses on read beyond the shape: two versions or two schemas with one
+        id, or two fields with one id in a schema."""
+        parsed: ViewMetadata = (_codec or _load_codec()).parse_json(data, metadata_location)
+        return parsed
 
     @staticmethod
     def from_dict(obj: Any, *, metadata_location: str | None = None) -> ViewMetadata:
         """Parse an already decoded JSON value."""
-        return _codec.parse_object(obj, metadata_location)
+        parsed: ViewMetadata = (_codec or _load_codec()).parse_object(obj, metadata_location)
+        return parsed
 
     @staticmethod
     def builder() -> ViewMetadataBuilder:
@@ -416,8 +421,10 @@ class ViewMetadata:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value, in Java's field order. Raises ``InvalidMetadataError`` for metadata that
-        Iceberg Java could not read back (duplicate ids, bad schemas): iceview reads such files so
-        that :func:`~iceview.spec.validate` can report on them, but never writes them."""
+        Iceberg Java could not read back (duplicate ids or field names, bad identifier fields, bad
+        schemas). The reader refuses duplicate ids, as Java does; the rest it reads so that
+        :func:`~iceview.spec.validate` can report them, and metadata built in memory can have any
+        of them; none of it is ever written."""
         if not self._writable:
             from iceview.spec.validate import check_writable
 
@@ -449,7 +456,8 @@ class ViewMetadata:
     def to_json(self, pretty: bool = False) -> str:
         """The metadata as JSON text: compact (as metadata files are written) or, with
         ``pretty=True``, in the exact layout of Jackson's pretty printer."""
-        return _codec.to_json(self, pretty)
+        text: str = (_codec or _load_codec()).to_json(self, pretty)
+        return text
 
     def with_metadata_file_location(self, metadata_file_location: str | None) -> ViewMetadata:
         """The same metadata, read from or written to ``metadata_file_location``. Its content, its
@@ -669,6 +677,15 @@ def _java_list(values: Iterable[Any]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
-# The codec builds ViewMetadata, so it is imported last, once the classes above exist (a
-# function-level import would cost a lookup on every parse).
-from iceview.spec import codec as _codec  # noqa: E402
+# The codec imports this module, so importing it here when this module loads would be a cycle
+# (tests/architecture). It is imported on first use instead and kept in a global: an import
+# statement in from_json would cost a look-up on every parse.
+_codec: Any = None
+
+
+def _load_codec() -> Any:
+    global _codec
+    from iceview.spec import codec
+
+    _codec = codec
+    return codec

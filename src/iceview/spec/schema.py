@@ -9,6 +9,7 @@ someone asks for it, so loading a file with many schemas does not pay for parsin
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,6 +17,8 @@ from pyiceberg.schema import Schema
 
 from iceview.errors import InvalidMetadataError
 from iceview.spec._json import (
+    INT_MAX,
+    INT_MIN,
     child,
     fail,
     get_bool,
@@ -28,7 +31,14 @@ from iceview.spec._json import (
     node_str,
 )
 
-__all__ = ["normalize_schema_json", "same_schema", "schema_from_json", "schema_to_json"]
+__all__ = [
+    "check_field_ids",
+    "check_schema_ids",
+    "normalize_schema_json",
+    "same_schema",
+    "schema_from_json",
+    "schema_to_json",
+]
 
 _PRIMITIVES = frozenset(
     {
@@ -126,6 +136,147 @@ def normalize_schema_json(node: Any, path: str = "$") -> dict[str, Any]:
         out["identifier-field-ids"] = list(dict.fromkeys(identifier_ids))
     out["fields"] = struct["fields"]
     return out
+
+
+# ------------------------------------------------------------------ duplicate ids, at read time
+#
+# Java indexes every schema by field id when it parses it, and the metadata's schemas and versions
+# by id when it builds ViewMetadata (Guava ImmutableMap: "Multiple entries with same key"), so a
+# file with a duplicate id does not load. The reader runs these checks on the raw JSON whenever the
+# fast check (``_fast.schema_ids_distinct``) is not sure. They look only at ids that would parse
+# (ints in range, in nodes of the right shape): a malformed schema still fails, with SchemaParser's
+# message, on first use.
+
+
+def _int(value: Any) -> bool:
+    return type(value) is int and INT_MIN <= value <= INT_MAX
+
+
+def _field_id_sites(schema: Any) -> list[tuple[int, tuple[str | int, ...]]]:
+    """Every field id of ``schema`` (raw JSON) that would parse, with where it is (as path
+    segments, turned into a JSON path only for an error).
+
+    Ids come in document order, each field's id before the ids nested in its type, a map's
+    ``key-id`` and ``value-id`` before its key and value types, as :func:`iceview.spec.validate`
+    walks a normalised schema. Iterative, so that a deeply nested type cannot exhaust the stack.
+    """
+    sites: list[tuple[int, tuple[str | int, ...]]] = []
+    # (is an id, value, segments), popped in document order
+    stack: list[tuple[bool, Any, tuple[str | int, ...]]] = [(False, schema, ())]
+    while stack:
+        is_id, value, segments = stack.pop()
+        if is_id:
+            sites.append((value, segments))
+            continue
+        if type(value) is not dict:
+            continue
+        kind = value.get("type")
+        todo: list[tuple[bool, Any, tuple[str | int, ...]]] = []
+        if kind == "struct":
+            fields = value.get("fields")
+            if type(fields) is not list:
+                continue
+            for i, field in enumerate(fields):
+                if type(field) is not dict:
+                    continue
+                if _int(field.get("id")):
+                    todo.append((True, field["id"], (*segments, "fields", i, "id")))
+                if type(field.get("type")) is dict:
+                    todo.append((False, field["type"], (*segments, "fields", i, "type")))
+        elif kind == "list":
+            if _int(value.get("element-id")):
+                todo.append((True, value["element-id"], (*segments, "element-id")))
+            todo.append((False, value.get("element"), (*segments, "element")))
+        elif kind == "map":
+            for key in ("key-id", "value-id"):
+                if _int(value.get(key)):
+                    todo.append((True, value[key], (*segments, key)))
+            todo.append((False, value.get("key"), (*segments, "key")))
+            todo.append((False, value.get("value"), (*segments, "value")))
+        stack.extend(reversed(todo))
+    return sites
+
+
+_ID = itemgetter("id")
+_TYPE = itemgetter("type")
+_STR_ONLY = frozenset({str})
+
+
+def _ids_distinct(schema: Any) -> bool:
+    """Whether a schema written as Java writes it has distinct field ids. ``False`` means a
+    duplicate or "not sure" (a missing key, a non-object, an unhashable id, or ids that are equal
+    only as Python values, such as ``1`` and ``true``): the common case at a low cost, a whole
+    struct at a time."""
+    ids: list[Any] = []
+    pending = [schema]
+    try:
+        while pending:
+            node = pending.pop()
+            kind = node["type"]
+            if kind == "struct":
+                fields = node["fields"]
+                if type(fields) is not list:
+                    return False
+                ids += map(_ID, fields)
+                types = list(map(_TYPE, fields))
+                if types and set(map(type, types)) != _STR_ONLY:
+                    for t in types:
+                        if type(t) is not str:
+                            pending.append(t)
+            elif kind == "list":
+                ids.append(node["element-id"])
+                element = node["element"]
+                if type(element) is not str:
+                    pending.append(element)
+            elif kind == "map":
+                ids.append(node["key-id"])
+                ids.append(node["value-id"])
+                key, value = node["key"], node["value"]
+                if type(key) is not str:
+                    pending.append(key)
+                if type(value) is not str:
+                    pending.append(value)
+            else:
+                return False
+        # two equal ids that parse are equal values; the converse only costs the slow walk
+        return len(set(ids)) == len(ids)
+    except (KeyError, TypeError):
+        return False
+
+
+def check_field_ids(schemas: list[Any], path: str = "$.schemas") -> None:
+    """Raise ``InvalidMetadataError`` at the first field id that a schema uses twice, counting
+    struct field ids, list element ids and map key and value ids anywhere in the schema (Java's
+    ``Schema`` index). Ids that would not parse are left to the check on first use."""
+    for i, schema in enumerate(schemas):
+        if _ids_distinct(schema):
+            continue
+        # a duplicate, or something unusual: walk the schema in order, to name the place
+        seen: set[int] = set()
+        for field_id, segments in _field_id_sites(schema):
+            if field_id in seen:
+                where = child(path, i)
+                for segment in segments:
+                    where = child(where, segment)
+                raise fail(f"Field id {field_id} is used more than once", where)
+            seen.add(field_id)
+
+
+def check_schema_ids(schemas: list[Any], path: str = "$.schemas") -> None:
+    """Raise ``InvalidMetadataError`` at the first schema whose id an earlier schema has. A
+    missing or null ``schema-id`` is 0, as in Java's ``SchemaParser``."""
+    seen: set[int] = set()
+    for i, schema in enumerate(schemas):
+        if type(schema) is not dict:
+            continue
+        schema_id = schema.get("schema-id")
+        if schema_id is None:
+            schema_id = 0
+        elif not _int(schema_id):
+            continue
+        if schema_id in seen:
+            raise fail(f"Schema id {schema_id} is used more than once", child(child(path, i), "schema-id"))
+        seen.add(schema_id)
 
 
 def schema_from_json(normalized: dict[str, Any], path: str = "$") -> Schema:

@@ -3,6 +3,11 @@
 Java's reader accepts metadata whose current version or schema does not exist, whose versions
 repeat a dialect, and so on, and fails later, when the bad part is used. :func:`validate` finds all
 of it at once and says where. The lenient reader still loads such files.
+
+What Java does refuse on read, iceview's reader refuses too: two versions or two schemas with one
+id, or two fields with one id in a schema (``InvalidMetadataError``, with the messages below). So
+``duplicate-version-id``, ``duplicate-schema-id`` and ``duplicate-field-id`` are found only in
+metadata built in memory (``ViewMetadata(...)`` does not check ids); in a file they stop the read.
 """
 
 from __future__ import annotations
@@ -264,7 +269,8 @@ def _identifier_problems(schema: dict[str, Any], path: str) -> list[Problem]:
     return problems
 
 
-# What Iceberg Java refuses when it reads a file: the writer never produces these.
+# What Iceberg Java refuses when it reads a file: the writer never produces these. iceview's reader
+# refuses the duplicate ids itself; the rest it reads, and only validate reports them.
 READ_BLOCKING = frozenset(
     {
         "duplicate-version-id",
