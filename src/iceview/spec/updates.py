@@ -220,7 +220,7 @@ ViewRequirement = AssertViewUUID | AssertCreate | AssertCurrentViewVersion
 
 def _view_version_from_json(node: Any, path: str) -> ViewVersion:
     from iceview.spec.codec import _check_version
-    from iceview.spec.model import _version_from_json
+    from iceview.spec.version import _version_from_json
 
     _check_version(node, path)
     return _version_from_json(node)
