@@ -21,23 +21,7 @@ from iceview.sql._text import (
     spark_quote_if_needed,
     unescape_spark_string,
 )
-from iceview.sql.ddl import (
-    AlterViewAs,
-    AlterViewRename,
-    AlterViewSetProperties,
-    AlterViewUnsetProperties,
-    CreateView,
-    DescribeView,
-    DropView,
-    ShowCreateTable,
-    ShowTblProperties,
-    ShowViews,
-    Statement,
-    StatementText,
-    ViewColumn,
-    parse_statement,
-    split_statements,
-)
+from iceview.sql.ddl import parse_statement, split_statements
 from iceview.sql.expand import (
     DEFAULT_MAX_DEPTH,
     ResolvedView,
@@ -52,6 +36,21 @@ from iceview.sql.expand import (
 from iceview.sql.names import NameParseError, split_name
 from iceview.sql.qualify import CatalogTest, qualify, qualify_parts
 from iceview.sql.references import FunctionCall, TableReference, find_function_calls, find_references
+from iceview.sql.statements import (
+    AlterViewAs,
+    AlterViewRename,
+    AlterViewSetProperties,
+    AlterViewUnsetProperties,
+    CreateView,
+    DescribeView,
+    DropView,
+    ShowCreateTable,
+    ShowTblProperties,
+    ShowViews,
+    Statement,
+    StatementText,
+    ViewColumn,
+)
 from iceview.sql.translate import (
     Translation,
     TranslationIssue,

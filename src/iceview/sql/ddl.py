@@ -50,23 +50,7 @@ from iceview.sql.statements import (
     ViewColumn,
 )
 
-__all__ = [
-    "AlterViewAs",
-    "AlterViewRename",
-    "AlterViewSetProperties",
-    "AlterViewUnsetProperties",
-    "CreateView",
-    "DescribeView",
-    "DropView",
-    "ShowCreateTable",
-    "ShowTblProperties",
-    "ShowViews",
-    "Statement",
-    "StatementText",
-    "ViewColumn",
-    "parse_statement",
-    "split_statements",
-]
+__all__ = ["parse_statement", "split_statements"]
 
 
 # --------------------------------------------------------------------------------------------------
