@@ -274,3 +274,20 @@ def test_add_dialects_never_commits_stale_translations(catalog: SqlCatalog) -> N
     current = catalog.load_view("ns.v").current_version
     assert [r.dialect for r in current.representations] == ["spark", "duckdb"]  # type: ignore[union-attr]
     assert current.representations[1].sql == "SELECT 2 AS x"  # type: ignore[union-attr]
+
+
+def test_create_and_replace_read_the_current_file_once(catalog: SqlCatalog) -> None:
+    catalog.create_namespace("ns")
+    reads: list[str] = []
+    io = catalog.io
+    original = io.new_input
+
+    def counting(location: str):  # type: ignore[no-untyped-def]
+        reads.append(location)
+        return original(location)
+
+    io.new_input = counting  # type: ignore[method-assign]
+    catalog.create_view("ns.v", _definition("select 1"))
+    assert reads == []
+    catalog.replace_view("ns.v", _definition("select 2"))
+    assert len(reads) == 1

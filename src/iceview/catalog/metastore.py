@@ -152,26 +152,29 @@ class MetastoreViewCatalog(Catalog):
         return props
 
     def _create_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
-        if self.view_exists(identifier):
+        ops = self.new_view_ops(identifier)
+        if ops.current() is not None:
             raise ViewAlreadyExistsError(f"View already exists: {identifier}")
         location = definition.location
         if location is None:
             definition.checked("create")
             location = self.default_view_location(identifier)
         change = create_change(definition, location, self._properties(definition))
-        return self.commit_view(identifier, change.requirements, change.updates)
+        # the handle carries what was just read, so the commit does not read it again
+        return self.commit_view(self._view(ops), change.requirements, change.updates)
 
     def _replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
         if self.table_exists(identifier):
             raise TableAlreadyExistsError(f"Table with same name already exists: {identifier}")
-        base = self.new_view_ops(identifier).current()
+        ops = self.new_view_ops(identifier)
+        base = ops.current()
         if base is None:
             raise NoSuchViewError(f"View does not exist: {identifier}")
         change = replace_change(base, definition, self._properties(definition))
         # Java's builder makes one attempt (a conflict is "View was updated concurrently"); iceview
         # re-applies the replace on the refreshed view with the commit.retry.* properties.
         try:
-            return self.commit_view(identifier, change.requirements, change.updates)
+            return self.commit_view(self._view(ops), change.requirements, change.updates)
         except CommitFailedError as e:
             raise CommitFailedError(f"View was updated concurrently: {identifier} ({e})") from e
 
