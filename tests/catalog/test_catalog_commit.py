@@ -291,3 +291,18 @@ def test_create_and_replace_read_the_current_file_once(catalog: SqlCatalog) -> N
     assert reads == []
     catalog.replace_view("ns.v", _definition("select 2"))
     assert len(reads) == 1
+
+
+def test_replace_version_takes_a_definition(catalog: SqlCatalog) -> None:
+    from iceview.errors import InvalidArgumentError
+
+    catalog.create_namespace("ns")
+    view = catalog.create_view("ns.v", _definition("select 1"))
+    view.replace_version(_definition("select 2"), properties={"owner": "me"})
+    assert view.current_version.representations[0].sql == "select 2"  # type: ignore[union-attr]
+    assert view.properties["owner"] == "me"
+    view.replace_version(schema=SCHEMA, queries={"spark": "select 3"}, default_namespace="ns")
+    assert [v.version_id for v in view.versions] == [1, 2, 3]
+    with pytest.raises(InvalidArgumentError, match="replace_version does not translate"):
+        view.replace_version(_definition("select 4"), dialects=["duckdb"])
+    assert catalog.load_view("ns.v").current_version.version_id == 3

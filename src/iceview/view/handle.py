@@ -200,11 +200,17 @@ class View:
     ) -> View:
         """Add a new version (id ``max + 1``) and make it current: Java's ``replaceVersion()``.
         Takes a :class:`ViewDefinition` or its fields (``schema``, ``queries``,
-        ``default_namespace``, ``default_catalog``, ``summary``); properties and location are kept.
-        An identical earlier version is reused, as Java does."""
+        ``default_namespace``, ``default_catalog``, ``summary``); the properties and location are
+        kept unless the definition sets them. An identical earlier version is reused, as Java
+        does."""
         d = ViewDefinition.of(definition, **fields)
+        if d.dialects:
+            raise InvalidArgumentError(
+                "replace_version does not translate: use Catalog.replace_view(..., dialects=...) "
+                "or add_dialects after it"
+            )
         d.checked("replace")
-        return self.commit(replace_change(self._fresh(), d))
+        return self.commit(replace_change(self._fresh(), d, d.properties))
 
     def add_dialects(
         self,
