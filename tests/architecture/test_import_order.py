@@ -169,6 +169,24 @@ def test_no_import_cycle_when_loading() -> None:
     assert _cycles(LOAD_GRAPH) == []
 
 
+# Cycles that exist only through imports inside functions or under TYPE_CHECKING. The format's
+# ViewMetadata offers builder(), from_json() and to_json() itself, so the model refers to the
+# builder and the codec that make it. Nothing may join these or add another.
+KNOWN_LAZY_CYCLES = [
+    [
+        "iceview.spec.builder",
+        "iceview.spec.codec",
+        "iceview.spec.model",
+        "iceview.spec.updates",
+        "iceview.spec.validate",
+    ],
+]
+
+
+def test_no_other_import_cycle() -> None:
+    assert _cycles(GRAPH) == KNOWN_LAZY_CYCLES
+
+
 def test_the_checks_can_fail() -> None:
     """The walker sees imports at every depth: these known edges must be found."""
     assert "iceview.spec" in GRAPH["iceview.files"]

@@ -343,3 +343,26 @@ def test_lexical_errors_in_other_statements_are_not_ours() -> None:
     assert parse_statement("CREATE OR REPLACE TEMP VIEW t AS SELECT 'unterminated") is None
     with pytest.raises(SQLParseError):
         parse_statement("CREATE OR REPLACE VIEW t AS SELECT 'unterminated")
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        # Spark 3.5.9's own messages for these statements (checked in the JVM)
+        ("CREATE VIEW vüé AS SELECT 1", "Syntax error at or near 'ü'. (line 1, pos 13)"),
+        ("CREATE VIEW sv.a.vüé AS SELECT 1", "Syntax error at or near 'ü'. (line 1, pos 18)"),
+        ("CREATE VIEW sv.a.vé AS SELECT 1", "Syntax error at or near 'é': extra input 'é'. (line 1, pos 18)"),
+        ("CREATE VIEW sv.a.ü AS SELECT 1", "Syntax error at or near 'ü'. (line 1, pos 17)"),
+        ("DROP VIEW vüé", "Syntax error at or near 'ü'. (line 1, pos 11)"),
+    ],
+)
+def test_unquoted_names_follow_sparks_lexer(sql: str, message: str) -> None:
+    with pytest.raises(SQLParseError) as info:
+        parse_statement(sql)
+    assert str(info.value) == message
+
+
+def test_quoted_non_ascii_names_are_names() -> None:
+    stmt = parse_statement("CREATE VIEW sv.a.`vüé` (`cé`) AS SELECT 1")
+    assert isinstance(stmt, CreateView)
+    assert stmt.name == ("sv", "a", "vüé") and stmt.columns[0].name == "cé"

@@ -13,6 +13,7 @@ See docs/spark.md.
 
 from iceview.spark.errors import (
     SparkViewsAnalysisError,
+    SparkViewsExpansionError,
     SparkViewsIllegalArgumentError,
     SparkViewsParseError,
     SparkViewsUnsupportedOperationError,
@@ -32,6 +33,7 @@ __all__ = [
     "SQLiteLockError",
     "SparkViews",
     "SparkViewsAnalysisError",
+    "SparkViewsExpansionError",
     "SparkViewsIllegalArgumentError",
     "SparkViewsParseError",
     "SparkViewsUnsupportedOperationError",

@@ -8,7 +8,7 @@ file is not read again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from iceview.errors import InvalidIdentifierError, NoSuchViewError, ViewUUIDMismatchError
 from iceview.identifiers import ViewIdentifier, to_identifier
@@ -19,16 +19,25 @@ from iceview.spec import ViewMetadata
 from iceview.sql import ResolvedView
 
 if TYPE_CHECKING:
-    from iceview.spark.views import SparkViews
+    from iceview.catalog.interface import Catalog
+    from iceview.spark.names import Translate
     from iceview.view import View
 
-__all__ = ["ViewAccess"]
+__all__ = ["AccessHost", "ViewAccess"]
+
+
+class AccessHost(Protocol):
+    """What :class:`ViewAccess` needs of its :class:`~iceview.spark.SparkViews`."""
+
+    catalog: Catalog
+    name: str
+    translate: Translate | None
 
 
 class ViewAccess:
     """The views of a :class:`~iceview.spark.SparkViews`' catalog, loaded fresh."""
 
-    def __init__(self, views: SparkViews) -> None:
+    def __init__(self, views: AccessHost) -> None:
         self.views = views
         self._handles: dict[ViewIdentifier, View] = {}
 

@@ -8,25 +8,63 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from iceview.errors import InvalidIdentifierError
 from iceview.identifiers import ViewIdentifier, to_identifier
 from iceview.spark import _format
+from iceview.spark.access import AccessHost, ViewAccess
 from iceview.spark.errors import SparkViewsAnalysisError
+from iceview.spark.upcast import check_output
 from iceview.sql import ResolvedView, ViewExpander, find_function_calls, find_references, qualify_parts
 
 if TYPE_CHECKING:
-    from iceview.spark.views import SparkViews
+    from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["Call", "check_temporary"]
+__all__ = ["Call", "ViewsHost", "check_temporary"]
+
+
+class ViewsHost(AccessHost, Protocol):
+    """A :class:`~iceview.spark.SparkViews` as its parts (statement state, DDL, output) see it:
+    they are handed the facade but do not import its module, so no import cycle forms."""
+
+    spark: SparkSession
+    table_catalog: str
+    max_depth: int
+    _access: ViewAccess
+
+    @property
+    def engine_version(self) -> str: ...
+
+    @property
+    def registered(self) -> bool: ...
+
+    def summary(self) -> dict[str, str]: ...
+
+    def _is_spark_catalog(self, name: str) -> bool: ...
+
+    def _global_temp_db(self) -> str: ...
+
+    def _current(self) -> tuple[str, tuple[str, ...]]: ...
+
+    def _list_temp_views(self) -> frozenset[tuple[str, str]]: ...
+
+    def _temp_view_answer(self, written: Sequence[str]) -> bool | None: ...
+
+    def _temp_functions(self) -> frozenset[str]: ...
+
+    def _empty_result(self) -> DataFrame: ...
+
+    def _spark_name(self, call: Call, parts: tuple[str, ...]) -> tuple[str, ...]: ...
+
+    def _pass(self, text: str | None, fallback: str) -> DataFrame: ...
 
 
 @dataclass
 class Call:
     """What one statement learns from Spark, asked for at most once."""
 
-    views: SparkViews
+    views: ViewsHost
     defer_shadowing: bool = False
     """Expand as if no temporary view shadows a view, and list in :attr:`deferred` the names whose
     check (:meth:`check_shadowed`) was put off."""
@@ -131,7 +169,19 @@ class Call:
             translate=v.translate,
             map_table=None if v.registered else self.map_table,
             max_depth=v.max_depth,
+            check_output=self.check_output,
         )
+
+    def check_output(self, view: ResolvedView, sql: str) -> int | None:
+        """Iceberg-Spark's reading of a view's query into its schema (by position, ``UpCast``
+        only; :func:`iceview.spark.upcast.check_output`) on Spark's analysis of the expanded query
+        ``sql``. Returns its column count, or ``None`` when Spark cannot analyse it (then Spark
+        reports that error when it analyses the whole statement)."""
+        try:
+            output = self.views.spark.sql(sql).schema
+        except Exception:
+            return None
+        return check_output(view.name, view.schema, output)
 
     def expand(self, sql: str) -> str:
         catalog, namespace = self.current

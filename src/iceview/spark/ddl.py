@@ -19,7 +19,7 @@ from iceview.errors import (
 from iceview.identifiers import to_identifier
 from iceview.spark import _format
 from iceview.spark.access import ViewAccess
-from iceview.spark.call import Call, check_temporary
+from iceview.spark.call import Call, ViewsHost, check_temporary
 from iceview.spark.errors import (
     SparkViewsAnalysisError,
     SparkViewsIllegalArgumentError,
@@ -44,7 +44,6 @@ from iceview.view import ViewDefinition
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from iceview.spark.views import SparkViews
     from iceview.view import View
 
 __all__ = ["ViewDDL", "render_create"]
@@ -59,7 +58,7 @@ _ALTER_RESERVED = ("format-version", _format.QUERY_COLUMN_NAMES)
 class ViewDDL:
     """The DDL statements of a :class:`~iceview.spark.SparkViews` (its ``views``)."""
 
-    def __init__(self, views: SparkViews, access: ViewAccess) -> None:
+    def __init__(self, views: ViewsHost, access: ViewAccess) -> None:
         self.views = views
         self.access = access
 

@@ -16,10 +16,11 @@ from pyspark.errors import (
     UnsupportedOperationException,
 )
 
-from iceview.errors import IceviewError
+from iceview.errors import IceviewError, ViewExpansionError
 
 __all__ = [
     "SparkViewsAnalysisError",
+    "SparkViewsExpansionError",
     "SparkViewsIllegalArgumentError",
     "SparkViewsParseError",
     "SparkViewsUnsupportedOperationError",
@@ -50,6 +51,16 @@ class _Mixin(IceviewError):
 
 class SparkViewsAnalysisError(_Mixin, AnalysisException):
     """A statement that Spark (or Iceberg-Spark) would reject at analysis."""
+
+    def __init__(self, message: str, error_class: str | None = None) -> None:
+        AnalysisException.__init__(self, message)
+        self._setup(message, error_class)
+
+
+class SparkViewsExpansionError(_Mixin, ViewExpansionError, AnalysisException):
+    """A view that cannot be read from its query as Iceberg-Spark reads it: a column that would be
+    narrowed or reinterpreted (``CANNOT_UP_CAST_DATATYPE``), or fewer query columns than the view's
+    schema. Both an :class:`~iceview.errors.ViewExpansionError` and a PySpark ``AnalysisException``."""
 
     def __init__(self, message: str, error_class: str | None = None) -> None:
         AnalysisException.__init__(self, message)

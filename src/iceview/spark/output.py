@@ -11,7 +11,7 @@ from pyspark.sql import types as st
 
 from iceview.spark import _format
 from iceview.spark.access import ViewAccess
-from iceview.spark.call import Call
+from iceview.spark.call import Call, ViewsHost
 from iceview.spark.errors import SparkViewsAnalysisError
 from iceview.spark.names import ENGINE_NAME, SESSION_CATALOG, sql_id
 from iceview.sql import DescribeView, ShowCreateTable, ShowTblProperties, ShowViews, render_name
@@ -19,7 +19,6 @@ from iceview.sql import DescribeView, ShowCreateTable, ShowTblProperties, ShowVi
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from iceview.spark.views import SparkViews
 
 __all__ = ["ViewOutput"]
 
@@ -27,7 +26,7 @@ __all__ = ["ViewOutput"]
 class ViewOutput:
     """The SHOW and DESCRIBE statements of a :class:`~iceview.spark.SparkViews` (its ``views``)."""
 
-    def __init__(self, views: SparkViews, access: ViewAccess) -> None:
+    def __init__(self, views: ViewsHost, access: ViewAccess) -> None:
         self.views = views
         self.access = access
 

@@ -10,6 +10,7 @@ every call by the caller.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -23,6 +24,7 @@ __all__ = ["Analysis", "ColumnQualifier", "Relation", "analyse", "static_column_
 
 # Enough for every view of a large deployment's hot set; each entry is a few small tuples.
 _CACHE_SIZE = 1024
+_SPARK_IDENTIFIER = re.compile(r"[A-Za-z0-9_]+\Z")
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,8 @@ class Relation:
 
     ``start``/``end`` (end exclusive) locate the dotted name; ``None`` if sqlglot lost the position.
     ``alias_at`` is where an alias for a replacing subquery goes (after a ``TABLESAMPLE`` clause in
-    Spark's grammar)."""
+    Spark's grammar). ``spark_lexable`` is false when an unquoted part has a character Spark's
+    lexer does not allow in an identifier (anything but ASCII letters, digits and ``_``)."""
 
     written: tuple[str, ...]
     start: int | None
@@ -39,6 +42,10 @@ class Relation:
     aliased: bool
     versioned: bool
     alias_at: int | None
+    spark_lexable: bool = True
+    table_form_at: int | None = None
+    """For Spark's ``TABLE t`` query: where the word ``TABLE`` starts (replacing a view then
+    rewrites ``TABLE v`` to ``SELECT * FROM (...) AS v``)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ def _analyse(sql: str, dialect: str, what: str, case_sensitive: bool) -> Analysi
     tree, tokens = parse_with_tokens(sql, dialect, what=what)
     spark_grammar = dialect.lower() in ("spark", "spark2", "databricks", "hive")
     relations: list[Relation] = []
+    first_token = {t.start: k for k, t in enumerate(tokens)}
     for node, is_cte in relation_nodes(tree, case_sensitive=case_sensitive):
         if is_cte:
             continue
@@ -92,6 +100,10 @@ def _analyse(sql: str, dialect: str, what: str, case_sensitive: bool) -> Analysi
                 aliased=bool(node.alias),
                 versioned=node.args.get("version") is not None,
                 alias_at=alias_at,
+                table_form_at=_table_form(sql, tokens, first_token.get(start)) if start is not None else None,
+                spark_lexable=all(
+                    bool(i.args.get("quoted")) or _SPARK_IDENTIFIER.match(i.name) is not None for i in idents
+                ),
             )
         )
     last = next((t for t in reversed(tokens) if t.token_type != TokenType.SEMICOLON), None)
@@ -156,6 +168,17 @@ def static_column_count(tree: exp.Expr) -> int | None:
             return None
         n += 1
     return n
+
+
+def _table_form(sql: str, tokens: list[Token], index: int | None) -> int | None:
+    """Where the word ``TABLE`` of a ``TABLE t`` query starts, if the name at token ``index`` is
+    one (``spark_query_forms`` put a ``FROM`` token on that word)."""
+    if not index:
+        return None
+    prev = tokens[index - 1]
+    if prev.token_type == TokenType.FROM and sql[prev.start : prev.end + 1].upper() == "TABLE":
+        return prev.start
+    return None
 
 
 def _qualifiers(tree: exp.Expr, case_sensitive: bool) -> tuple[ColumnQualifier, ...]:

@@ -5,6 +5,7 @@ Internal to :mod:`iceview.sql`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -16,6 +17,7 @@ from sqlglot.tokenizer_core import Token, TokenType
 from sqlglot.tokens import Tokenizer
 
 from iceview.errors import SQLParseError
+from iceview.sql.names import split_name
 
 __all__ = [
     "Edit",
@@ -106,7 +108,9 @@ def parse_one_statement(sql: str, dialect: str, *, what: str = "SQL") -> exp.Exp
 def parse_with_tokens(sql: str, dialect: str, *, what: str = "SQL") -> tuple[exp.Expr, list[Token]]:
     """:func:`parse_one_statement` that also returns the tokens."""
     d = get_dialect(dialect)
-    tokens = tokenize(sql, dialect)
+    tokens = _names_after_dots(tokenize(sql, dialect))
+    if dialect.lower() in _SPARK_FORMS:
+        tokens = spark_query_forms(tokens)
     try:
         statements = d.parser().parse(tokens, sql)
     except ParseError as e:
@@ -135,6 +139,91 @@ def parse_with_tokens(sql: str, dialect: str, *, what: str = "SQL") -> tuple[exp
             second.start if second is not None else None,
         )
     return found[0], tokens
+
+
+def _names_after_dots(tokens: list[Token]) -> list[Token]:
+    """A word right after a ``.`` is a name part (``db.outer``, ``s.order``) even when sqlglot
+    tokenizes it as a keyword; Spark's grammar allows any word there."""
+    for prev, tok in itertools.pairwise(tokens):
+        if (
+            prev.token_type == TokenType.DOT
+            and tok.token_type not in (TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING)
+            and _WORD.match(tok.text)
+            and prev.end + 1 == tok.start
+        ):
+            tok.token_type = TokenType.VAR
+    return tokens
+
+
+_SPARK_FORMS = frozenset({"spark", "spark2", "databricks"})
+_QUERY_START = frozenset(
+    {
+        TokenType.L_PAREN,
+        TokenType.UNION,
+        TokenType.EXCEPT,
+        TokenType.INTERSECT,
+        TokenType.ALL,
+        TokenType.DISTINCT,
+    }
+)
+_RELATION_BEFORE = frozenset({TokenType.FROM, TokenType.JOIN, TokenType.TABLE})
+
+
+def spark_query_forms(tokens: list[Token]) -> list[Token]:
+    """Spark's name forms sqlglot does not parse, rewritten at the token level for parsing only
+    (positions stay those of the text):
+
+    * ``IDENTIFIER('a.b')`` after ``FROM``, ``JOIN`` or ``TABLE`` becomes the quoted name
+      `` `a`.`b` ``, spanning the whole call;
+    * the ``TABLE t`` query (at the start, after ``(`` or a set operation) becomes
+      ``SELECT * FROM t``; the three made-up tokens sit on the word ``TABLE``.
+    """
+    out: list[Token] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        prev = out[-1] if out else None
+        if (
+            tok.token_type == TokenType.VAR
+            and tok.text.upper() == "IDENTIFIER"
+            and i + 3 < n
+            and prev is not None
+            and prev.token_type in _RELATION_BEFORE
+            and tokens[i + 1].token_type == TokenType.L_PAREN
+            and tokens[i + 2].token_type == TokenType.STRING
+            and tokens[i + 3].token_type == TokenType.R_PAREN
+        ):
+            try:
+                parts = split_name(tokens[i + 2].text)
+            except SQLParseError:
+                parts = ()
+            if parts:
+                close = tokens[i + 3]
+                for k, part in enumerate(parts):
+                    if k:
+                        out.append(Token(TokenType.DOT, ".", tok.line, tok.col, tok.start, tok.start))
+                    last = k == len(parts) - 1
+                    start = close.start if last and k else tok.start
+                    end = close.end if last else tok.end
+                    out.append(Token(TokenType.IDENTIFIER, part, tok.line, tok.col, start, end))
+                i += 4
+                continue
+        if (
+            tok.token_type == TokenType.TABLE
+            and (prev is None or prev.token_type in _QUERY_START)
+            and i + 1 < n
+            and tokens[i + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+        ):
+            for kind, text in ((TokenType.SELECT, "SELECT"), (TokenType.STAR, "*"), (TokenType.FROM, "FROM")):
+                out.append(Token(kind, text, tok.line, tok.col, tok.start, tok.end))
+            i += 1
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def _offset_of(sql: str, line: int, col: int) -> int:

@@ -109,6 +109,9 @@ def split_statements(text: str, dialect: str = "spark") -> list[StatementText]:
     return out
 
 
+_SPARK_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
+
+
 def parse_statement(sql: str) -> Statement | None:
     """Parse one Spark SQL statement. Returns the view statement it is, or ``None`` for any other
     statement (including temporary views, which Spark handles itself). Raises
@@ -239,9 +242,22 @@ class _Parser:
             self.i += 1
             return tok.text
         if self.is_word(tok):
+            text = self.raw(tok)
+            bad = _SPARK_NOT_IDENTIFIER.search(text)
+            if bad is not None:
+                raise self._lexer_error(tok, text, bad.start())
             self.i += 1
-            return self.raw(tok)
+            return text
         raise self.error(f"expected {what}")
+
+    def _lexer_error(self, tok: Token, text: str, at: int) -> SQLParseError:
+        """Spark's lexer has only ASCII letters, digits and ``_`` in an unquoted identifier: any
+        other character is a token of its own, which its parser refuses as Spark reports it."""
+        char = text[at]
+        after = tok.start + at + 1
+        lone = at > 0 and (at + 1 == len(text)) and (after >= len(self.sql) or not self.sql[after].isalnum())
+        extra = f": extra input '{char}'" if lone else ""
+        return parse_error(f"Syntax error at or near '{char}'{extra}.", self.sql, tok.start + at)
 
     def multipart(self, what: str) -> tuple[str, ...]:
         """``multipartIdentifier`` or ``IDENTIFIER('a.b')``."""

@@ -31,7 +31,9 @@ Nesting is bounded by ``max_depth`` (Spark's ``spark.sql.view.maxNestedViewDepth
 Engine-specific parts are parameters: the dialect (identifier quoting, parsing), the type names of
 casts (``type_name``; built in for ``spark`` and ``duckdb``), a ``translate`` hook for views whose SQL
 is in another dialect, a ``map_table`` hook to rename tables for the engine, and a ``column_count``
-hook for the width of queries whose column count cannot be seen in the SQL (``SELECT *``).
+hook for the width of queries whose column count cannot be seen in the SQL (``SELECT *``), and a
+``check_output`` hook: the engine's check of each view's query against its schema (for Spark,
+Iceberg-Spark's up-cast rules in :mod:`iceview.spark.upcast`), which also gives the real width.
 """
 
 from __future__ import annotations
@@ -40,7 +42,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pyiceberg.schema import Schema
-from sqlglot.tokenizer_core import TokenType
 
 from iceview.errors import (
     MissingDialectError,
@@ -51,20 +52,19 @@ from iceview.errors import (
 )
 from iceview.spec import ViewMetadata
 from iceview.sql._analysis import Analysis, analyse, static_column_count
+from iceview.sql._expand_parts import SPARK_LEXER, cycle_message, depth_message, statement_prefix
 from iceview.sql._text import (
     Edit,
     apply_edits,
-    leading_words,
     quote_identifier,
     render_name,
-    spark_quote_if_needed,
-    tokenize,
 )
 from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify_parts
 from iceview.sql.types import TypeNamer, type_namer
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
+    "OutputCheck",
     "ResolvedView",
     "Resolver",
     "ViewExpander",
@@ -129,20 +129,15 @@ class ResolvedView:
 Resolver = Callable[[tuple[str, ...]], "ResolvedView | None"]
 """Given a qualified relation name (catalog first), the view it names, or ``None`` if it is not a view."""
 
+OutputCheck = Callable[["ResolvedView", str], "int | None"]
+"""Given a view and its SQL (qualified, with each view inside it replaced by a one-row stand-in of
+that view's checked output types), the number of columns that SQL returns (``None``: unknown);
+raises :class:`~iceview.errors.ViewExpansionError` when the SQL's output cannot be read into the
+view's stored schema."""
+
 
 # --------------------------------------------------------------------------------------------------
 # cycles
-
-
-def _quoted_ident(parts: Sequence[str]) -> str:
-    return ".".join(spark_quote_if_needed(p) for p in parts)
-
-
-def cycle_message(view: Sequence[str], cycle: Sequence[Sequence[str]]) -> str:
-    """Iceberg-Spark's ``Recursive cycle in view detected: %s (cycle: %s)``: the view as Spark prints
-    an identifier, the path with each name's parts joined by ``.`` and the names by `` -> ``."""
-    path = " -> ".join(".".join(p) for p in cycle)
-    return f"Recursive cycle in view detected: {_quoted_ident(view)} (cycle: {path})"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -152,6 +147,9 @@ def cycle_message(view: Sequence[str], cycle: Sequence[Sequence[str]]) -> str:
 class _Rewritten:
     text: str
     width: int | None
+    probe: str = ""
+    """``text`` with each view inside replaced by a stand-in of its (checked) output types: what
+    ``check_output`` analyses, so that a chain of views costs one level per view."""
 
 
 class ViewExpander:
@@ -169,6 +167,11 @@ class ViewExpander:
       (inside views the qualified name is used). Called for tables, not views.
     * ``column_count``: expanded view SQL → its number of columns, for views whose width is not
       visible in the SQL (``SELECT *``); without it the schema's width is assumed.
+    * ``check_output``: ``(view, view SQL) → column count or None``, called once per view and
+      expansion, innermost views first, with the view's SQL in which the views inside it are
+      stand-ins of their checked types (``SELECT CAST(NULL AS T) AS c, ...``); it raises
+      :class:`~iceview.errors.ViewExpansionError` when the output cannot be read into the view's
+      schema. Its count wins over the others.
     * ``max_depth``: the deepest nesting of views allowed.
     * ``case_sensitive``: how CTE names and column qualifiers are matched.
     """
@@ -186,6 +189,7 @@ class ViewExpander:
         column_count: Callable[[str], int | None] | None = None,
         max_depth: int = DEFAULT_MAX_DEPTH,
         case_sensitive: bool = False,
+        check_output: OutputCheck | None = None,
     ) -> None:
         if max_depth < 1:
             raise ValueError("max_depth must be at least 1")
@@ -197,6 +201,7 @@ class ViewExpander:
         self.translate = translate
         self.map_table = map_table
         self.column_count = column_count
+        self.check_output = check_output
         self.max_depth = max_depth
         self.case_sensitive = case_sensitive
 
@@ -210,7 +215,7 @@ class ViewExpander:
         Raises :class:`~iceview.errors.SQLParseError` if sqlglot cannot parse ``sql``,
         :class:`~iceview.errors.ViewCycleError`, :class:`~iceview.errors.TranslationError` or
         :class:`~iceview.errors.ViewExpansionError` for a view that cannot be expanded."""
-        prefix = _statement_prefix(sql, self.dialect)
+        prefix = statement_prefix(sql, self.dialect)
         if prefix:
             # EXPLAIN ... / DESCRIBE [QUERY] ...: expand the statement they wrap
             inner = self.expand(
@@ -226,7 +231,7 @@ class ViewExpander:
         """Whether ``sql`` is a plain query (``SELECT``, a set operation, ...), whose analysis by
         the engine has no side effects. Raises :class:`~iceview.errors.SQLParseError` if it does
         not parse."""
-        if _statement_prefix(sql, self.dialect):
+        if statement_prefix(sql, self.dialect):
             return False
         return analyse(sql, self.dialect, what="query", case_sensitive=self.case_sensitive).is_query
 
@@ -284,7 +289,7 @@ class ViewExpander:
                 if rv.name in seen_ok or rv.name in on_path:
                     continue  # a cycle elsewhere is reported when the view is read
                 if len(step) > self.max_depth:
-                    raise ViewExpansionError(_depth_message(self.max_depth, step))
+                    raise ViewExpansionError(depth_message(self.max_depth, step))
                 on_path.add(rv.name)
                 try:
                     found = walk(rv.sql, rv.dialect, rv.default_catalog, rv.default_namespace, step, False)
@@ -317,34 +322,6 @@ class ViewExpander:
             raise ViewCycleError(cycle_message(view, cycle), tuple(view), cycle)
 
 
-_EXPLAIN_MODES = frozenset({"EXTENDED", "CODEGEN", "COST", "FORMATTED", "LOGICAL", "ANALYZE", "VERBOSE"})
-_QUERY_WORDS = frozenset({"SELECT", "WITH", "FROM", "VALUES", "TABLE"})
-
-
-def _statement_prefix(sql: str, dialect: str) -> int:
-    """Where the statement wrapped by ``EXPLAIN [mode]`` or ``DESCRIBE [QUERY]`` starts, or 0."""
-    words = leading_words(sql, 2)
-    if not words or words[0] not in ("EXPLAIN", "DESCRIBE", "DESC"):
-        return 0
-    tokens = tokenize(sql, dialect, commands=False)
-    if len(tokens) < 2:
-        return 0
-    second = tokens[1].text.upper()
-    if tokens[0].text.upper() == "EXPLAIN":
-        i = 2 if second in _EXPLAIN_MODES and len(tokens) > 2 else 1
-        return tokens[i].start
-    if second == "QUERY" and len(tokens) > 2:
-        return tokens[2].start
-    if second in _QUERY_WORDS or tokens[1].token_type == TokenType.L_PAREN:
-        return tokens[1].start
-    return 0
-
-
-def _depth_message(limit: int, path: Sequence[Sequence[str]]) -> str:
-    shown = " -> ".join(".".join(p) for p in path)
-    return f"View nesting is deeper than the maximum of {limit} views: {shown}"
-
-
 class _Run:
     """The state of one expansion: memoised resolutions and view bodies."""
 
@@ -352,6 +329,7 @@ class _Run:
         self.x = expander
         self.resolved: dict[tuple[str, ...], ResolvedView | None] = {}
         self.bodies: dict[tuple[str, ...], _Rewritten] = {}
+        self.widths: dict[tuple[str, ...], int | None] = {}
         self._type_name: TypeNamer | None = expander.type_name
 
     def type_name(self) -> TypeNamer:
@@ -384,12 +362,15 @@ class _Run:
             sql, dialect, what="query" if outer else "view SQL", case_sensitive=x.case_sensitive
         )
         edits: list[Edit] = []
+        stand_ins: dict[int, tuple[str, str]] = {}  # edit index -> (view subquery, its stand-in)
         # names of views expanded without an alias: the qualifiers their columns may be written with
         unaliased: list[tuple[tuple[str, ...], str]] = []
         for rel in analysis.relations:
             written = rel.written
             if outer and x.is_shadowed is not None and x.is_shadowed(written):
                 continue
+            if not rel.spark_lexable and x.dialect.lower() in SPARK_LEXER:
+                continue  # Spark's parser refuses the name (e.g. an unquoted vüé): left for its error
             qualified = qualify_parts(
                 written, default_catalog=catalog, default_namespace=namespace, known_catalogs=x.is_catalog
             )
@@ -413,7 +394,12 @@ class _Run:
             if rel.versioned:
                 raise ViewExpansionError(f"Cannot time travel view {'.'.join(view.name)}")
             subquery = "(" + self.view_select(view, chain=chain) + ")"
-            if rel.aliased:
+            stand_ins[len(edits)] = (subquery, "(" + self.stand_in(view) + ")")
+            if rel.table_form_at is not None:  # TABLE v: a query of its own
+                alias = written[-1]
+                edits.append((rel.table_form_at, end, f"SELECT * FROM {subquery} AS {self.q(alias)}"))
+                unaliased.append((written if outer else qualified, alias))
+            elif rel.aliased:
                 edits.append((start, end, subquery))
             else:
                 alias = written[-1]
@@ -428,7 +414,15 @@ class _Run:
         if outer:
             return _Rewritten(apply_edits(sql, edits), None)
         # a view body sits in parentheses: drop trailing semicolons and comments
-        return _Rewritten(apply_edits(sql[: analysis.cut], edits), analysis.width)
+        body = sql[: analysis.cut]
+        probe = ""
+        if x.check_output is not None:
+            probe_edits = [
+                (a, b, text.replace(*stand_ins[k], 1) if k in stand_ins else text)
+                for k, (a, b, text) in enumerate(edits)
+            ]
+            probe = apply_edits(body, probe_edits)
+        return _Rewritten(apply_edits(body, edits), analysis.width, probe)
 
     def view_select(self, view: ResolvedView, *, chain: tuple[tuple[str, ...], ...]) -> str:
         x = self.x
@@ -437,7 +431,7 @@ class _Run:
             cycle = (*chain[start:], view.name)
             raise ViewCycleError(cycle_message(view.name, cycle), view.name, cycle)
         if len(chain) >= x.max_depth:
-            raise ViewExpansionError(_depth_message(x.max_depth, (*chain, view.name)))
+            raise ViewExpansionError(depth_message(x.max_depth, (*chain, view.name)))
         body = self.bodies.get(view.name)
         if body is None:
             body = self._body(view, (*chain, view.name))
@@ -446,6 +440,12 @@ class _Run:
         if not fields:
             raise ViewExpansionError(f"View {'.'.join(view.name)} has no columns")
         width = body.width
+        if x.check_output is not None:
+            if view.name not in self.widths:
+                self.widths[view.name] = x.check_output(view, body.probe)
+            checked = self.widths[view.name]
+            if checked is not None:
+                width = checked
         if width is None and x.column_count is not None:
             width = x.column_count(body.text)
         if width is None:
@@ -465,6 +465,15 @@ class _Run:
         except TranslationError as e:
             raise TranslationError(f"Cannot read view {'.'.join(view.name)}: {e}") from e
         return f"SELECT {casts} FROM (\n{body.text}\n) AS {self.q('__v')}({', '.join(inner)})"
+
+    def stand_in(self, view: ResolvedView) -> str:
+        """A one-row ``SELECT`` with the view's output names and types (``CAST(NULL AS T) AS c``):
+        what a view already checked looks like to the analysis of the view around it."""
+        namer = self.type_name()
+        cols = ", ".join(
+            f"CAST(NULL AS {namer(f.field_type)}) AS {self.q(f.name)}" for f in view.schema.fields
+        )
+        return f"SELECT {cols}"
 
     def _body(self, view: ResolvedView, chain: tuple[tuple[str, ...], ...]) -> _Rewritten:
         x = self.x
@@ -518,6 +527,7 @@ def expand(
     column_count: Callable[[str], int | None] | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     case_sensitive: bool = False,
+    check_output: OutputCheck | None = None,
 ) -> str:
     """:meth:`ViewExpander.expand` in one call; see :class:`ViewExpander` for the options."""
     return ViewExpander(
@@ -531,6 +541,7 @@ def expand(
         column_count=column_count,
         max_depth=max_depth,
         case_sensitive=case_sensitive,
+        check_output=check_output,
     ).expand(sql, current_catalog=current_catalog, current_namespace=current_namespace)
 
 
