@@ -28,9 +28,17 @@ from click.testing import Result
 
 from iceview.cli import ExitCode
 
-BY_SOURCE_TRINO = (
+# SQL text has no view schema: the query as it is
+BY_SOURCE_TRINO_TEXT = (
     'SELECT events.source AS source, COUNT(1) AS events, MIN(events.event_ts) AS first_seen FROM demo."default".events '
     "AS events GROUP BY events.source"
+)
+# a view's SQL follows Trino's view contract: each column named and typed as the view's schema stores it
+BY_SOURCE_TRINO = (
+    'SELECT CAST("__c0" AS VARCHAR) AS "source", CAST("__c1" AS BIGINT) AS "events", '
+    'CAST("__c2" AS TIMESTAMP(6)) AS "first_seen" FROM (SELECT events.source AS source, COUNT(1) AS events, '
+    'MIN(events.event_ts) AS first_seen FROM demo."default".events AS events GROUP BY events.source) '
+    'AS "__v"("__c0", "__c1", "__c2")'
 )
 HASHED = "SELECT hash(source) % 4 AS bucket, count(1) AS n FROM events GROUP BY 1"
 
@@ -73,12 +81,12 @@ def metadata_location(lake: Demo, view: str) -> str:
 
 def test_translate_sql_text(lake: Demo) -> None:
     out = ok(invoke(lake.env, "translate", "--sql", BY_SOURCE_SQL, "--from", "spark", "--to", "trino")).stdout
-    assert out == BY_SOURCE_TRINO + "\n"
+    assert out == BY_SOURCE_TRINO_TEXT + "\n"
     assert "\x1b[" not in out  # no colour off a terminal
     duckdb = ok(
         invoke(lake.env, "translate", "--sql", BY_SOURCE_SQL, "--to", "DuckDB")
     ).stdout  # --from spark
-    assert duckdb == BY_SOURCE_TRINO + "\n"  # the same text in both dialects
+    assert duckdb == BY_SOURCE_TRINO_TEXT + "\n"  # the same text in both dialects
 
 
 def test_translate_is_highlighted_on_a_terminal(lake: Demo) -> None:
@@ -90,7 +98,7 @@ def test_translate_is_highlighted_on_a_terminal(lake: Demo) -> None:
 
 def test_translate_sql_from_stdin(lake: Demo) -> None:
     result = invoke(lake.env, "translate", "--sql", "-", "--to", "trino", input=BY_SOURCE_SQL)
-    assert ok(result).stdout == BY_SOURCE_TRINO + "\n"
+    assert ok(result).stdout == BY_SOURCE_TRINO_TEXT + "\n"
 
 
 def test_translate_sql_text_names(lake: Demo) -> None:
@@ -184,7 +192,7 @@ def test_translate_json(lake: Demo) -> None:
         "target": "trino",
         "default-catalog": "demo",
         "default-namespace": ["default"],
-        "sql": BY_SOURCE_TRINO,
+        "sql": BY_SOURCE_TRINO_TEXT,
         "warnings": [],
         "refused": [],
     }

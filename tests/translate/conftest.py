@@ -39,6 +39,11 @@ REPORT = CorpusReport()
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    from translate.test_edge import REPORT_LINES
+
+    for line in REPORT_LINES:
+        terminalreporter.write_sep("-", "translation edge suite")
+        terminalreporter.write_line(line)
     if REPORT.ran:
         terminalreporter.write_sep("-", "translation corpus")
         terminalreporter.write_line(REPORT.line())

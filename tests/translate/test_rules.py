@@ -225,3 +225,9 @@ def test_the_table_picks_per_direction() -> None:
     json_cast = exp.JSONCast(this=exp.column("a"), to=exp.DataType.build("INT"))
     rule = RULES.lookup(json_cast, ctx("duckdb", "trino"))
     assert rule is not None and rule.construct == FUNCTION_CALL
+
+
+def test_docs_hold_the_generated_verdict_table() -> None:
+    from iceview.sql.translate.verdicts import verdict_table
+
+    assert verdict_table() in DOCS.read_text(), "regenerate the table with iceview.sql.translate.verdicts"

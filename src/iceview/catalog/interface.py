@@ -123,6 +123,7 @@ class Catalog(ABC):
             schemas=lambda sql, dialect: self.relation_schemas(
                 sql, dialect, default_catalog=d.default_catalog, default_namespace=namespace
             ),
+            view_schema=d.schema,
         )
         if not added:
             return d.with_representations(d.representations, d.summary)

@@ -57,6 +57,7 @@ class Source:
     default_namespace: tuple[str, ...]
     known_catalogs: frozenset[str]
     schemas: Mapping[tuple[str, ...], Schema] | None
+    view_schema: Schema | None = None  # a view's stored schema: Trino output follows its contract
 
 
 def warn(message: str) -> None:
@@ -137,6 +138,7 @@ def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source
             default_catalog=version.default_catalog,
             default_namespace=namespace,
         ),
+        view_schema=target.metadata.schema,
     )
 
 
@@ -170,6 +172,7 @@ def run(source: Source, target: str, *, strict: bool) -> Translation:
         strict=strict,
         known_catalogs=source.known_catalogs,
         schemas=source.schemas,
+        view_schema=source.view_schema,
     )
 
 

@@ -45,10 +45,13 @@ def translate_representations(
     schemas: SchemaLookup | None = None,
     source: str | None = None,
     strict: bool = True,
+    view_schema: Schema | None = None,
 ) -> list[SQLRepresentation]:
     """New representations for the ``dialects`` that ``representations`` lack, translated from
     ``source`` (default: :func:`source_representation`) with :func:`iceview.sql.translate`.
-    Dialects are compared lower-cased; one already present is not translated again. When one
+    Dialects are compared lower-cased; one already present is not translated again. With the view's
+    ``view_schema``, a ``trino`` translation names and types its columns as Trino's view contract
+    requires. When one
     dialect is refused for unsafe constructs its ``UnsafeTranslationError`` is raised; otherwise
     :class:`DialectsRefusedError` names every refused dialect with its error."""
     from iceview.sql.translate import UnsafeTranslationError, translate
@@ -84,6 +87,7 @@ def translate_representations(
                 known_catalogs=known,
                 schemas=relation_schemas,
                 strict=strict,
+                view_schema=view_schema,
             )
         except TranslationError as e:
             refused[d] = e

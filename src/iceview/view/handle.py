@@ -273,6 +273,7 @@ class View:
             known_catalogs={catalog_name, *known_catalogs},
             schemas=lookup,
             source=source,
+            view_schema=base.schema,
         )
         if not added:
             return self

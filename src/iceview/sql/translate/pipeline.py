@@ -3,10 +3,11 @@ run: qualify, parse, type, apply the rules table, generate, re-parse and compare
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlglot
+from pyiceberg.schema import Schema
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, OptimizeError, ParseError, SqlglotError, UnsupportedError
 from sqlglot.optimizer.annotate_types import annotate_types
@@ -15,6 +16,7 @@ from sqlglot.schema import MappingSchema
 
 from iceview.errors import SQLParseError, TranslationError
 from iceview.sql.qualify import CatalogTest, qualify
+from iceview.sql.translate.bind import bind_issues
 from iceview.sql.translate.compare import compare
 from iceview.sql.translate.model import (
     DIALECTS,
@@ -26,6 +28,7 @@ from iceview.sql.translate.model import (
 )
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
+from iceview.sql.translate.trino_view import align_to_view, view_contract_issues
 from iceview.sql.types import spark_type_name
 
 
@@ -39,6 +42,9 @@ def translate(
     strict: bool = True,
     known_catalogs: CatalogTest | None = None,
     schemas: TableSchemas | None = None,
+    view_schema: Schema | None = None,
+    spark_ansi: bool | None = None,
+    catalog_names: Mapping[str, str] | None = None,
 ) -> Translation:
     """Translate a view's query from ``source`` to ``target`` (``spark``, ``trino``, ``duckdb``).
 
@@ -51,8 +57,19 @@ def translate(
     Returns a :class:`Translation`. With ``strict=True`` (the default) any unsafe construct raises
     :class:`UnsafeTranslationError`; with ``strict=False`` the issues are returned as warnings.
     SQL that cannot be parsed, or output that does not parse in the target dialect, always raises
-    :class:`~iceview.errors.TranslationError`."""
-    return _translate(
+    :class:`~iceview.errors.TranslationError`.
+
+    ``spark_ansi`` says whether the Spark side runs with ``spark.sql.ansi.enabled`` (Spark 4's
+    default) or not (Spark 3.5's); unknown (None), what the two modes disagree on is refused. With
+    ``True``, integer arithmetic that may overflow is translated (ANSI Spark raises as the targets do).
+
+    ``catalog_names`` maps the source engine's catalog names to the target's (e.g. Spark's ``prod``
+    is Trino's ``iceberg``): the output's qualified names use the target's.
+
+    ``view_schema`` (the view's stored schema) makes a ``trino`` translation meet Trino's view
+    contract: its columns are cast to the stored types and named as stored, and the result is
+    checked (:mod:`.trino_view`, code ``view-contract``)."""
+    result = _translate(
         sql,
         source,
         target,
@@ -60,7 +77,21 @@ def translate(
         known_catalogs=known_catalogs,
         schemas=schemas,
         strict=strict,
+        spark_ansi=spark_ansi,
+        catalog_names=catalog_names,
     )
+    if result.target != "trino" or view_schema is None or result.source == "trino":
+        return result
+    try:
+        aligned = align_to_view(result.sql, view_schema)
+    except TranslationError as e:
+        issues = [TranslationIssue("view-contract", result.sql[:120], str(e))]
+        aligned = result.sql
+    else:
+        issues = view_contract_issues(aligned, view_schema)
+    if issues and strict:
+        raise UnsafeTranslationError(result.source, result.target, issues)
+    return Translation(aligned, result.source, result.target, result.warnings + tuple(issues))
 
 
 def translation_hook(
@@ -109,6 +140,8 @@ def _translate(
     known_catalogs: CatalogTest | None,
     schemas: TableSchemas | None,
     strict: bool,
+    spark_ansi: bool | None = None,
+    catalog_names: Mapping[str, str] | None = None,
 ) -> Translation:
     src = _dialect(source, "from")
     dst = _dialect(target, "to")
@@ -135,10 +168,14 @@ def _translate(
 
     typed = _typed_tree(tree, src, schemas)
     work = typed if typed is not None else tree.copy()
-    ctx = Context(src, dst, typed=typed is not None, qualified=qualify_with is not None)
+    ctx = Context(
+        src, dst, typed=typed is not None, qualified=qualify_with is not None, spark_ansi=spark_ansi
+    )
     issues = RULES.apply(work, ctx)  # checks every node, then rewrites
     for check in SOURCE_TEXT_CHECKS.get(src, ()):
         issues.extend(check(text))
+    if catalog_names:
+        _rename_catalogs(work, catalog_names)
 
     try:
         out = work.sql(dialect=dst, unsupported_level=ErrorLevel.RAISE)
@@ -154,14 +191,25 @@ def _translate(
             f"Cannot translate {src} SQL to {dst}: the output does not parse in {dst}: {e}"
         ) from e
     issues.extend(compare(work, reparsed, src, dst))
+    if dst == "duckdb" and not issues and qualify_with is not None:
+        # never hand out SQL that fails on first use (the hook's names are qualified later)
+        issues.extend(bind_issues(out, schemas))
     issues = _dedupe(issues)
     if issues and strict:
         raise UnsafeTranslationError(src, dst, issues)
     return Translation(out, src, dst, tuple(issues))
 
 
-PIPELINE_CODES = frozenset({"unsupported"})
+PIPELINE_CODES = frozenset({"unsupported", "does-not-bind", "view-contract"})
 """The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
+
+
+def _rename_catalogs(tree: exp.Expr, names: Mapping[str, str]) -> None:
+    """The catalog part of every qualified name, as the target engine calls that catalog."""
+    for table in tree.find_all(exp.Table):
+        catalog = table.args.get("catalog")
+        if isinstance(catalog, exp.Identifier) and catalog.name in names:
+            table.set("catalog", exp.to_identifier(names[catalog.name], quoted=catalog.quoted))
 
 
 def _dedupe(issues: Iterable[TranslationIssue]) -> list[TranslationIssue]:

@@ -41,6 +41,8 @@ class Context:
     target: str
     typed: bool = False
     qualified: bool = True
+    spark_ansi: bool | None = None
+    """Whether the Spark side runs in ANSI mode (None: unknown, so what the modes disagree on is refused)."""
     issues: list[TranslationIssue] = field(default_factory=list)
     rewrites: list[tuple[Rewrite, exp.Expr]] = field(default_factory=list)
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from sqlglot import exp
 
 from iceview.sql.translate import checks as c
+from iceview.sql.translate import edges as e
 from iceview.sql.translate.allowlists import ALLOWED
 from iceview.sql.translate.model import TranslationIssue
 from iceview.sql.translate.policy import (
@@ -88,7 +89,21 @@ EXPLODE_IN_LATERAL_VIEW = EXPLODE.where("explode in LATERAL VIEW", c.in_lateral_
 TRUNC_UNIT = predicate("truncation unit", (exp.Literal, exp.Var), c.known_trunc_unit)
 BARE_DECIMAL = predicate("DECIMAL without precision", exp.DataType, c.bare_decimal)
 
+DIV_BY_NON_ZERO = call(exp.IntDiv).where(
+    "DIV by a non-zero divisor", lambda n, ctx: not c.divisor_may_be_zero(n, ctx)
+)
+ARITHMETIC = construct(exp.Add, exp.Sub, name="integer or decimal arithmetic")
+PRODUCT = construct(exp.Mul, name="multiplication")
+
 # refusals: a stable code and the reason
+_LIBM = Refuse(
+    "libm",
+    "{name}() differs in the last bit between Java's StrictMath and the C library (and ln(0) is NULL in Spark)",
+)
+_FLOATING_AGGREGATE = Refuse(
+    "floating-aggregate",
+    "standard deviation and variance use different algorithms (last digits, NaN and infinities differ)",
+)
 _TABLESAMPLE = Refuse("tablesample", "sampling is random and each engine samples differently")
 _OUTER_EXPLODE = Refuse(
     "outer-explode", "LATERAL VIEW OUTER keeps rows with empty or NULL arrays; CROSS JOIN UNNEST drops them"
@@ -238,7 +253,7 @@ RULES = RuleTable(
         Rule(ALLOWED_CALL, ANY, ANY, KEEP),
         # allowed function calls with a rule of their own
         Rule(CAST, ANY, ANY, c.cast_check(ansi=False)),
-        Rule(CAST, "spark", ANY, c.cast_check(ansi=True)),
+        Rule(CAST, "spark", ANY, c.cast_check(ansi=True) + e.TRY_CAST_TEXT),
         Rule(CAST, ANY, "spark", c.cast_check(ansi=True)),
         Rule(TRUNC, ANY, ANY, c.trunc_unit_check(c.TRUNC_UNITS)),
         Rule(SPARK_TRUNC, "spark", ANY, c.trunc_unit_check(c.DATE_TRUNC_UNITS)),
@@ -253,6 +268,34 @@ RULES = RuleTable(
         Rule(EXPLODE_IN_LATERAL_VIEW, ANY, ANY, c.EXPLODE_ARRAY),
         Rule(call(exp.ArrayAgg), ANY, "trino", _COLLECT_LIST_INTO_TRINO),
         Rule(call(exp.ConcatWs), ANY, "trino", c.CONCAT_WS_TEXT),
+        # found on edge data (tests/translate/test_edge.py): Spark's semantics against the targets'
+        Rule(ARITHMETIC, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
+        Rule(PRODUCT, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + e.DECIMAL_PRODUCT),
+        Rule(construct(exp.Neg), "spark", ANY, e.INTEGER_OVERFLOW),
+        Rule(call(exp.Abs), "spark", ANY, e.INTEGER_OVERFLOW),
+        Rule(call(exp.Sum), "spark", ANY, e.SUM_OVERFLOW),
+        Rule(call(exp.Round), "spark", ANY, c.ROUND_FLOATING + e.ROUND_INTEGER),
+        Rule(construct(exp.Div), "spark", ANY, e.DECIMAL_DIVISION),
+        Rule(call(exp.Avg), "spark", ANY, e.DECIMAL_AVG),
+        Rule(DIV_BY_NON_ZERO, "spark", ANY, e.DIV_OPERANDS),
+        Rule(call(exp.Ceil, exp.Floor), "spark", ANY, e.FLOAT_TO_BIGINT),
+        Rule(call(exp.Sign), "spark", ANY, e.NAN_SIGN),
+        Rule(call(exp.Exp, exp.Ln), "spark", ANY, _LIBM),
+        Rule(
+            call(exp.Stddev, exp.StddevSamp, exp.StddevPop, exp.Variance, exp.VariancePop),
+            "spark",
+            ANY,
+            _FLOATING_AGGREGATE,
+        ),
+        Rule(call(exp.CountIf), "spark", ANY, e.COUNT_IF_ZERO),
+        Rule(call(exp.Upper, exp.Lower), "spark", ANY, e.UNICODE_CASE),
+        Rule(call(exp.Left, exp.Right), "spark", ANY, e.POSITIVE_LENGTH),
+        Rule(call(exp.Substring), "spark", ANY, e.POSITIVE_LENGTH),
+        Rule(call(exp.Pad), "spark", ANY, e.PAD_TEXT),
+        Rule(call(exp.Reverse), "spark", ANY, e.REVERSE_TEXT),
+        Rule(call(exp.ArrayContains), "spark", ANY, e.ARRAY_CONTAINS),
+        Rule(call(exp.Extract), "spark", ANY, e.EXTRACT_FIELD),
+        Rule(call(exp.Extract), "spark", "duckdb", e.EXTRACT_FIELD_DUCKDB),
         # rewrites of what sqlglot generates wrongly
         Rule(TRUNC_UNIT, ANY, ANY, c.NORMALISE_TRUNC_UNIT),
         Rule(BARE_DECIMAL, "spark", ANY, c.SPARK_DECIMAL),

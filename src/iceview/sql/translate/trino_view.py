@@ -1,0 +1,131 @@
+"""Trino's view contract: Trino runs a view only if its query returns exactly the view schema's
+columns, in order, each named as stored (ignoring case) and of a type Trino coerces implicitly to
+the stored one (``StatementAnalyzer.checkViewStaleness``); otherwise ``VIEW_IS_STALE``.
+
+:func:`align_to_view` makes a translation meet it: the query becomes a subquery whose columns are
+cast to the Trino types of the stored columns and aliased to their names.
+:func:`view_contract_issues` checks a ``trino`` representation against a view schema, parsing it
+with sqlglot's Trino dialect (no Trino server here).
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from pyiceberg.schema import Schema
+from pyiceberg.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    IcebergType,
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    StringType,
+    StructType,
+    TimestampType,
+    TimestamptzType,
+    TimeType,
+    UUIDType,
+)
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from iceview.errors import TranslationError
+from iceview.sql.translate.model import TranslationIssue
+
+VIEW_CONTRACT_CODES = frozenset({"view-contract"})
+
+_PRIMITIVES: dict[type[IcebergType], str] = {
+    BooleanType: "BOOLEAN",
+    IntegerType: "INTEGER",
+    LongType: "BIGINT",
+    FloatType: "REAL",
+    DoubleType: "DOUBLE",
+    DateType: "DATE",
+    TimeType: "TIME(6)",
+    TimestampType: "TIMESTAMP(6)",
+    TimestamptzType: "TIMESTAMP(6) WITH TIME ZONE",
+    StringType: "VARCHAR",
+    UUIDType: "UUID",
+    FixedType: "VARBINARY",
+    BinaryType: "VARBINARY",
+}
+
+
+def trino_type_name(t: IcebergType) -> str:
+    """Trino's type for an Iceberg type (Trino's Iceberg connector, ``TypeConverter``)."""
+    if isinstance(t, DecimalType):
+        return f"DECIMAL({t.precision}, {t.scale})"
+    if isinstance(t, StructType):
+        fields = ", ".join(f'"{f.name}" {trino_type_name(f.field_type)}' for f in t.fields)
+        return f"ROW({fields})"
+    if isinstance(t, ListType):
+        return f"ARRAY({trino_type_name(t.element_type)})"
+    if isinstance(t, MapType):
+        return f"MAP({trino_type_name(t.key_type)}, {trino_type_name(t.value_type)})"
+    name = _PRIMITIVES.get(type(t))
+    if name is None:
+        raise TranslationError(f"Trino has no type for the Iceberg type {t}")
+    return name
+
+
+def _q(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql("trino")
+
+
+def align_to_view(sql: str, schema: Schema) -> str:
+    """``sql`` (Trino) with its columns cast to the stored types and named as the view's schema."""
+    fields = schema.fields
+    inner = [f"__c{k}" for k in range(len(fields))]
+    casts = ", ".join(
+        f"CAST({_q(c)} AS {trino_type_name(f.field_type)}) AS {_q(f.name)}"
+        for c, f in zip(inner, fields, strict=True)
+    )
+    return f"SELECT {casts} FROM ({sql}) AS {_q('__v')}({', '.join(_q(c) for c in inner)})"
+
+
+def _same_type(a: exp.DataType, b: exp.DataType) -> bool:
+    return a.sql("trino").replace(" ", "").upper() == b.sql("trino").replace(" ", "").upper()
+
+
+def view_contract_issues(sql: str, schema: Schema) -> list[TranslationIssue]:
+    """Why Trino would find the view stale: not one query, a column count or name that differs
+    from the schema's, or a column that is not cast to (or of) the stored type. Types are proven
+    only by a cast to the stored type (no Trino server computes the expression's type here)."""
+
+    def issue(reason: str) -> list[TranslationIssue]:
+        return [TranslationIssue("view-contract", sql if len(sql) <= 120 else sql[:117] + "...", reason)]
+
+    if sql.rstrip().endswith(";"):
+        return issue("Trino's view SQL is one bare query, without a trailing ';'")
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="trino") if s is not None]
+    except SqlglotError as e:
+        return issue(f"it does not parse in Trino's dialect: {e}")
+    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+        return issue("Trino's view SQL must be one query")
+    query = statements[0]
+    projections = query.selects
+    fields = schema.fields
+    if len(projections) != len(fields) or any(isinstance(p, exp.Star) for p in projections):
+        return issue(f"the query returns {len(projections)} columns, the view's schema has {len(fields)}")
+    problems: list[TranslationIssue] = []
+    for p, f in zip(projections, fields, strict=True):
+        name = p.alias_or_name if isinstance(p, (exp.Alias, exp.Column)) else ""
+        if name.lower() != f.name.lower():
+            problems += issue(f"column {f.name!r} is returned as {name or 'an unnamed expression'!r}")
+            continue
+        value = p.this if isinstance(p, exp.Alias) else p
+        try:
+            stored = exp.DataType.build(trino_type_name(f.field_type), dialect="trino")
+        except (TranslationError, SqlglotError) as e:
+            problems += issue(f"column {f.name!r}: {e}")
+            continue
+        if not (isinstance(value, exp.Cast) and _same_type(value.to, stored)):
+            problems += issue(f"column {f.name!r} is not cast to the stored type {stored.sql('trino')}")
+    return problems

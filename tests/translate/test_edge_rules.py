@@ -1,0 +1,122 @@
+"""The rules the edge suite found (iceview.sql.translate.edges), without an engine: each refusal's
+code, each rewrite's output, and the DuckDB binding check (does-not-bind)."""
+
+from __future__ import annotations
+
+import pytest
+
+from iceview.sql import Translation, UnsafeTranslationError, translate
+from translate.edge_data import CATALOG, EDGE, NAME, NAMESPACE
+
+
+def tr(sql: str, target: str = "duckdb") -> Translation:
+    return translate(
+        sql, "spark", target, default_catalog=CATALOG, default_namespace=[NAMESPACE], schemas={NAME: EDGE}
+    )
+
+
+def refused(sql: str, target: str = "duckdb") -> tuple[str, ...]:
+    with pytest.raises(UnsafeTranslationError) as e:
+        tr(sql, target)
+    return e.value.codes
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("SELECT i + 1 FROM t", "integer-overflow"),
+        ("SELECT l * i FROM t", "integer-overflow"),
+        ("SELECT -l FROM t", "integer-overflow"),
+        ("SELECT abs(i) FROM t", "integer-overflow"),
+        ("SELECT sum(l) FROM t", "integer-overflow"),
+        ("SELECT round(i, -1) FROM t", "integer-overflow"),
+        ("SELECT dec10 * dec10 FROM t", "decimal-overflow"),
+        ("SELECT dec10 / 7 FROM t", "decimal-division"),
+        ("SELECT avg(dec10) FROM t", "decimal-division"),
+        ("SELECT dec2 div 2 FROM t", "div-semantics"),
+        ("SELECT ceil(d), floor(f) FROM t", "float-to-integer"),
+        ("SELECT sign(d) FROM t", "nan-semantics"),
+        ("SELECT ln(d) FROM t", "libm"),
+        ("SELECT exp(i) FROM t", "libm"),
+        ("SELECT stddev(i) FROM t", "floating-aggregate"),
+        ("SELECT var_pop(dec2) FROM t", "floating-aggregate"),
+        ("SELECT upper(s) FROM t", "unicode-case"),
+        ("SELECT lower('İ') FROM t", "unicode-case"),
+        ("SELECT left(s, -1) FROM t", "substring-position"),
+        ("SELECT substring(s, 2, id) FROM t", "substring-position"),
+        ("SELECT lpad(s, 4, '') FROM t", "pad"),
+        ("SELECT reverse(arr) FROM t", "array-function"),
+        ("SELECT array_contains(arr, 'a') FROM t", "array-contains-null"),
+        ("SELECT extract(SECOND FROM ts) FROM t", "extract-field"),
+        ("SELECT try_cast(s AS INT) FROM t", "try-cast-text"),
+        ("SELECT md5(i) FROM t", "does-not-bind"),
+    ],
+)
+def test_edge_refusals(sql: str, code: str) -> None:
+    assert code in refused(sql)
+
+
+def test_safe_neighbours_still_translate() -> None:
+    # integer literals, small decimal divisions and averages, decimal ceil, ASCII literals
+    out = tr(
+        "SELECT 1 + 2 AS a, d + 1 AS b, dec2 / 3 AS c, avg(dec2) AS e, ceil(dec2) AS f, sign(i) AS g, "
+        "upper('abc') AS h, left(s, 2) AS k, lpad(s, 5, '*') AS m, reverse(s) AS n FROM t GROUP BY d, dec2, i, s"
+    )
+    assert out.safe
+
+
+def test_count_if_is_zero_over_no_rows() -> None:
+    assert "COALESCE(COUNT_IF(t.i > 0), 0)" in tr("SELECT count_if(i > 0) AS c FROM t").sql
+    window = tr("SELECT count_if(b) OVER (PARTITION BY grp) AS c FROM t").sql
+    assert "COALESCE(COUNT_IF(t.b) OVER (PARTITION BY t.grp), 0)" in window
+
+
+def test_day_of_week_is_sunday_one() -> None:
+    assert "(EXTRACT(DAYOFWEEK FROM t.dt) + 1)" in tr("SELECT extract(DOW FROM dt) AS c FROM t").sql
+    # Trino's DOW is ISO (Monday 1): refused there
+    assert "extract-field" in refused("SELECT extract(DOW FROM dt) AS c FROM t", "trino")
+
+
+def test_decimal_products_are_widened_to_sparks_precision() -> None:
+    # DuckDB types DECIMAL(10, 2) * DECIMAL(10, 2) as DECIMAL(18, 4), Spark as DECIMAL(21, 4)
+    assert "CAST(t.dec2 AS DECIMAL(38, 2)) * t.dec2" in tr("SELECT dec2 * dec2 AS c FROM t").sql
+    assert "CAST(t.dec2 AS DECIMAL(38, 2)) * t.i" in tr("SELECT dec2 * i AS c FROM t").sql
+    # within 18 digits nothing changes
+    assert "t.dec0 * t.dec0" in tr("SELECT dec0 * dec0 AS c FROM t").sql
+
+
+def test_binding_needs_qualified_names_and_schemas() -> None:
+    # without schemas nothing is bound (and nothing is refused for it)
+    out = translate(
+        "SELECT md5(s) AS h FROM t", "spark", "duckdb", default_catalog=CATALOG, default_namespace=[NAMESPACE]
+    )
+    assert out.safe
+    assert tr("SELECT md5(s) AS h FROM t").safe
+
+
+def test_known_ansi_mode_lets_integer_arithmetic_through() -> None:
+    def ansi(sql: str) -> str:
+        return translate(
+            sql,
+            "spark",
+            "duckdb",
+            default_catalog=CATALOG,
+            default_namespace=[NAMESPACE],
+            schemas={NAME: EDGE},
+            spark_ansi=True,
+        ).sql
+
+    # ANSI Spark raises on overflow as DuckDB does; legacy or unknown mode wraps: refused
+    assert "t.i + 1" in ansi("SELECT i + 1 AS c FROM t")
+    assert "SUM(t.l)" in ansi("SELECT sum(l) AS c FROM t")
+    assert "integer-overflow" in refused("SELECT i + 1 AS c FROM t")
+    with pytest.raises(UnsafeTranslationError):
+        translate(
+            "SELECT i + 1 AS c FROM t",
+            "spark",
+            "duckdb",
+            default_catalog=CATALOG,
+            default_namespace=[NAMESPACE],
+            schemas={NAME: EDGE},
+            spark_ansi=False,
+        )
