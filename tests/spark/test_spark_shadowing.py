@@ -145,3 +145,51 @@ def test_without_a_clear_answer_from_get_table_the_temporary_views_are_listed(sh
         assert len(rows(views.sql("SELECT id FROM sh_v"))) == 5
     finally:
         views.spark = spark
+
+
+def test_up_cast_checks_run_beside_sparks_analysis_and_win(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A view whose column count its SQL shows is checked in the worker thread while Spark analyses
+    the expansion; a ``SELECT *`` view and a statement that is no query are checked first. A failed
+    check is raised even when Spark would have analysed the (CAST) expansion without complaint."""
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import IntegerType, NestedField
+
+    from iceview.spark.call import Call
+    from iceview.spark.errors import SparkViewsExpansionError
+
+    views, spark = lake.views, lake.spark
+    spark.sql(f"USE {CATALOG}.db")
+    views.sql("CREATE OR REPLACE VIEW uc_static AS SELECT id FROM events")
+    views.sql("CREATE OR REPLACE VIEW uc_star AS SELECT * FROM events")
+    threads: list[tuple[str, str]] = []
+    original = Call.check_output
+
+    def recording(self: Call, view: Any, sql: str) -> int | None:
+        threads.append((view.name[-1], threading.current_thread().name))
+        return original(self, view, sql)
+
+    monkeypatch.setattr(Call, "check_output", recording)
+    try:
+        assert len(rows(views.sql("SELECT * FROM uc_static"))) == 5
+        assert len(rows(views.sql("SELECT * FROM uc_star"))) == 5
+        assert [name for name, _ in threads] == ["uc_static", "uc_star"]
+        assert threads[0][1].startswith("iceview-spark")
+        assert threads[1][1] == threading.current_thread().name
+
+        # version 2 reads a bigint into the int column: Spark would CAST it, Iceberg-Spark refuses
+        lake.catalog.replace_view(
+            "db.uc_static",
+            schema=Schema(NestedField(1, "id", IntegerType(), required=False)),
+            queries={"spark": "SELECT id FROM sv.db.events"},
+            default_namespace="db",
+            default_catalog=CATALOG,
+        )
+        threads.clear()
+        with pytest.raises(SparkViewsExpansionError, match="CANNOT_UP_CAST_DATATYPE"):
+            views.sql("SELECT * FROM uc_static")
+        assert threads[0][1].startswith("iceview-spark")
+    finally:
+        views.sql("DROP VIEW IF EXISTS uc_static")
+        views.sql("DROP VIEW IF EXISTS uc_star")

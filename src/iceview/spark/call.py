@@ -69,6 +69,10 @@ class Call:
     """Expand as if no temporary view shadows a view, and list in :attr:`deferred` the names whose
     check (:meth:`check_shadowed`) was put off."""
     deferred: list[tuple[str, ...]] = field(default_factory=list)
+    defer_checks: bool = False
+    """Expand without waiting for the up-cast checks of views whose column count is visible in
+    their SQL, and list them in :attr:`deferred_checks` (:meth:`run_checks` runs them)."""
+    deferred_checks: list[tuple[ResolvedView, str, int]] = field(default_factory=list)
     _current: tuple[str, tuple[str, ...]] | None = None
     _temp_views: frozenset[tuple[str, str]] | None = None
     _catalogs: dict[str, bool] = field(default_factory=dict)
@@ -170,7 +174,20 @@ class Call:
             map_table=None if v.registered else self.map_table,
             max_depth=v.max_depth,
             check_output=self.check_output,
+            check_later=self.deferred_checks_add if self.defer_checks else None,
         )
+
+    def deferred_checks_add(self, view: ResolvedView, sql: str, width: int) -> None:
+        self.deferred_checks.append((view, sql, width))
+
+    def run_checks(self, checks: Sequence[tuple[ResolvedView, str, int]]) -> bool:
+        """Run deferred up-cast checks, innermost first: a failure raises as it would have during
+        expansion. Whether every view returned the column count the expansion assumed."""
+        same = True
+        for view, sql, width in checks:
+            checked = self.check_output(view, sql)
+            same = same and (checked is None or checked == width)
+        return same
 
     def check_output(self, view: ResolvedView, sql: str) -> int | None:
         """Iceberg-Spark's reading of a view's query into its schema (by position, ``UpCast``

@@ -273,30 +273,45 @@ class SparkViews:
         in the catalog too). For a plain query, whose analysis has no side effects, iceview
         therefore expands as if nothing were shadowed and asks Spark in a second thread while Spark
         analyses the expansion; in the rare case that a temporary view does shadow a view, that
-        analysis is thrown away and the query is expanded again. Other statements ask first."""
+        analysis is thrown away and the query is expanded again. The up-cast check of each view
+        (one Spark analysis per view level, see :mod:`iceview.spark.upcast`) runs in that thread
+        too, for every view whose column count the SQL shows: a failed check wins over Spark's
+        answer, as it would have come first. Other statements ask and check first."""
 
         def run(sql: str) -> DataFrame:
             if args is not None:
                 return self.spark.sql(sql, args, **(kwargs or {}))
             return self.spark.sql(sql, **(kwargs or {}))
 
-        call.defer_shadowing = True
+        call.defer_shadowing = call.defer_checks = True
         expanded = self._expand(text, call)
         pending, call.deferred = call.deferred, []
-        call.defer_shadowing = False
-        if not pending:
+        checks, call.deferred_checks = call.deferred_checks, []
+        call.defer_shadowing = call.defer_checks = False
+        if not pending and not checks:
             return run(expanded)
+
         if call.expander().is_query(text):
-            check = self._pool().submit(call.check_all_shadowed, pending)
+            pool = self._pool()
+            shadowed = pool.submit(call.check_all_shadowed, pending) if pending else None
+            checked = pool.submit(call.run_checks, checks) if checks else None
+
+            def stands() -> bool:
+                """No temporary view shadows a view, and every view passes its up-cast check (a
+                failure raises) with the column count the expansion assumed."""
+                if shadowed is not None and shadowed.result():
+                    return False  # the checks were of views the query does not read
+                return checked is None or checked.result()
+
             try:
                 speculative = run(expanded)
             except Exception:
-                if not check.result():
+                if stands():  # a failed check raises here, before Spark's error
                     raise
             else:
-                if not check.result():
+                if stands():
                     return speculative
-        elif not call.check_all_shadowed(pending):
+        elif not call.check_all_shadowed(pending) and call.run_checks(checks):
             return run(expanded)
         return run(self._expand(text, call))
 

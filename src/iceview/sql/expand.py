@@ -172,6 +172,10 @@ class ViewExpander:
       stand-ins of their checked types (``SELECT CAST(NULL AS T) AS c, ...``); it raises
       :class:`~iceview.errors.ViewExpansionError` when the output cannot be read into the view's
       schema. Its count wins over the others.
+    * ``check_later``: when given, a view whose column count is visible in its SQL is not checked
+      during expansion: ``check_later(view, view SQL, count)`` is called instead (innermost views
+      first), and the caller must run ``check_output`` on each before it trusts the expansion, for
+      example while the engine analyses it. A view whose count is not visible is checked at once.
     * ``max_depth``: the deepest nesting of views allowed.
     * ``case_sensitive``: how CTE names and column qualifiers are matched.
     """
@@ -190,6 +194,7 @@ class ViewExpander:
         max_depth: int = DEFAULT_MAX_DEPTH,
         case_sensitive: bool = False,
         check_output: OutputCheck | None = None,
+        check_later: Callable[[ResolvedView, str, int], None] | None = None,
     ) -> None:
         if max_depth < 1:
             raise ValueError("max_depth must be at least 1")
@@ -202,6 +207,7 @@ class ViewExpander:
         self.map_table = map_table
         self.column_count = column_count
         self.check_output = check_output
+        self.check_later = check_later
         self.max_depth = max_depth
         self.case_sensitive = case_sensitive
 
@@ -442,7 +448,11 @@ class _Run:
         width = body.width
         if x.check_output is not None:
             if view.name not in self.widths:
-                self.widths[view.name] = x.check_output(view, body.probe)
+                if x.check_later is not None and width is not None:
+                    x.check_later(view, body.probe, width)
+                    self.widths[view.name] = None
+                else:
+                    self.widths[view.name] = x.check_output(view, body.probe)
             checked = self.widths[view.name]
             if checked is not None:
                 width = checked
