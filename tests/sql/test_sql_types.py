@@ -93,4 +93,5 @@ def test_unsupported() -> None:
     with pytest.raises(TranslationError):
         duckdb_type_name(UnknownType())
     with pytest.raises(TranslationError, match="pass type_name="):
-        type_namer("trino")
+        type_namer("postgres")
+    assert type_namer("trino")(TimeType()) == "TIME(6)"

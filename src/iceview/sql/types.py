@@ -59,7 +59,7 @@ from pyiceberg.types import (
 from iceview.errors import TranslationError
 from iceview.sql._text import quote_identifier
 
-__all__ = ["TypeNamer", "duckdb_type_name", "spark_type_name", "type_namer"]
+__all__ = ["TypeNamer", "duckdb_type_name", "spark_type_name", "trino_type_name", "type_namer"]
 
 TypeNamer = Callable[[IcebergType], str]
 
@@ -137,15 +137,55 @@ def duckdb_type_name(t: IcebergType) -> str:
     return name
 
 
-_NAMERS: dict[str, TypeNamer] = {"spark": spark_type_name, "duckdb": duckdb_type_name}
+_TRINO_PRIMITIVES: dict[type[IcebergType], str] = {
+    BooleanType: "BOOLEAN",
+    IntegerType: "INTEGER",
+    LongType: "BIGINT",
+    FloatType: "REAL",
+    DoubleType: "DOUBLE",
+    DateType: "DATE",
+    TimeType: "TIME(6)",
+    TimestampType: "TIMESTAMP(6)",
+    TimestamptzType: "TIMESTAMP(6) WITH TIME ZONE",
+    StringType: "VARCHAR",
+    UUIDType: "UUID",
+    FixedType: "VARBINARY",
+    BinaryType: "VARBINARY",
+}
+
+
+def trino_type_name(t: IcebergType) -> str:
+    """Trino's type for an Iceberg type (Trino's Iceberg connector, ``TypeConverter``)."""
+    if isinstance(t, DecimalType):
+        return f"DECIMAL({t.precision}, {t.scale})"
+    if isinstance(t, StructType):
+        fields = ", ".join(
+            '"' + f.name.replace('"', '""') + '" ' + trino_type_name(f.field_type) for f in t.fields
+        )
+        return f"ROW({fields})"
+    if isinstance(t, ListType):
+        return f"ARRAY({trino_type_name(t.element_type)})"
+    if isinstance(t, MapType):
+        return f"MAP({trino_type_name(t.key_type)}, {trino_type_name(t.value_type)})"
+    name = _TRINO_PRIMITIVES.get(type(t))
+    if name is None:
+        raise TranslationError(f"Trino has no type for the Iceberg type {t}")
+    return name
+
+
+_NAMERS: dict[str, TypeNamer] = {
+    "spark": spark_type_name,
+    "duckdb": duckdb_type_name,
+    "trino": trino_type_name,
+}
 
 
 def type_namer(dialect: str) -> TypeNamer:
-    """The built-in type namer of a dialect (``spark`` or ``duckdb``); for other dialects pass your
-    own."""
+    """The built-in type namer of a dialect (``spark``, ``duckdb`` or ``trino``); for other
+    dialects pass your own."""
     namer = _NAMERS.get(dialect.lower())
     if namer is None:
         raise TranslationError(
-            f"No built-in type names for dialect {dialect!r}; pass type_name= (built in: spark, duckdb)"
+            f"No built-in type names for dialect {dialect!r}; pass type_name= (built in: spark, duckdb, trino)"
         )
     return namer

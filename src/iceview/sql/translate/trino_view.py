@@ -12,66 +12,16 @@ from __future__ import annotations
 
 import sqlglot
 from pyiceberg.schema import Schema
-from pyiceberg.types import (
-    BinaryType,
-    BooleanType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FixedType,
-    FloatType,
-    IcebergType,
-    IntegerType,
-    ListType,
-    LongType,
-    MapType,
-    StringType,
-    StructType,
-    TimestampType,
-    TimestamptzType,
-    TimeType,
-    UUIDType,
-)
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from iceview.errors import TranslationError
 from iceview.sql.translate.model import TranslationIssue
+from iceview.sql.types import trino_type_name
+
+__all__ = ["VIEW_CONTRACT_CODES", "align_to_view", "trino_type_name", "view_contract_issues"]
 
 VIEW_CONTRACT_CODES = frozenset({"view-contract"})
-
-_PRIMITIVES: dict[type[IcebergType], str] = {
-    BooleanType: "BOOLEAN",
-    IntegerType: "INTEGER",
-    LongType: "BIGINT",
-    FloatType: "REAL",
-    DoubleType: "DOUBLE",
-    DateType: "DATE",
-    TimeType: "TIME(6)",
-    TimestampType: "TIMESTAMP(6)",
-    TimestamptzType: "TIMESTAMP(6) WITH TIME ZONE",
-    StringType: "VARCHAR",
-    UUIDType: "UUID",
-    FixedType: "VARBINARY",
-    BinaryType: "VARBINARY",
-}
-
-
-def trino_type_name(t: IcebergType) -> str:
-    """Trino's type for an Iceberg type (Trino's Iceberg connector, ``TypeConverter``)."""
-    if isinstance(t, DecimalType):
-        return f"DECIMAL({t.precision}, {t.scale})"
-    if isinstance(t, StructType):
-        fields = ", ".join(f'"{f.name}" {trino_type_name(f.field_type)}' for f in t.fields)
-        return f"ROW({fields})"
-    if isinstance(t, ListType):
-        return f"ARRAY({trino_type_name(t.element_type)})"
-    if isinstance(t, MapType):
-        return f"MAP({trino_type_name(t.key_type)}, {trino_type_name(t.value_type)})"
-    name = _PRIMITIVES.get(type(t))
-    if name is None:
-        raise TranslationError(f"Trino has no type for the Iceberg type {t}")
-    return name
 
 
 def _q(name: str) -> str:
