@@ -43,9 +43,9 @@ _SAFE_FORMAT = re.compile(r"(%Y|%m|%d|%H|%M|%S|strict|[-/:. T_])*\Z")
 # types and literals
 
 _T = exp.DataType.Type
-_INTEGERS = {_T.TINYINT, _T.SMALLINT, _T.INT, _T.BIGINT}
-_FLOATS = {_T.FLOAT, _T.DOUBLE}
-_TEXT = {_T.TEXT, _T.VARCHAR, _T.CHAR}
+INTEGERS = frozenset({_T.TINYINT, _T.SMALLINT, _T.INT, _T.BIGINT})
+FLOATS = frozenset({_T.FLOAT, _T.DOUBLE})
+TEXT = frozenset({_T.TEXT, _T.VARCHAR, _T.CHAR})
 _INT_BITS = {_T.TINYINT: 8, _T.SMALLINT: 16, _T.INT: 32, _T.BIGINT: 64}
 _INT_DIGITS = {_T.TINYINT: 3, _T.SMALLINT: 5, _T.INT: 10, _T.BIGINT: 19}
 _TIMESTAMPS = {_T.TIMESTAMP, _T.TIMESTAMPTZ, _T.TIMESTAMPLTZ, _T.TIMESTAMPNTZ, _T.DATETIME}
@@ -61,7 +61,8 @@ def type_of(node: exp.Expr) -> exp.DataType | None:
     return t
 
 
-def _decimal_params(t: exp.DataType) -> tuple[int, int] | None:
+def decimal_params(t: exp.DataType) -> tuple[int, int] | None:
+    """A decimal type's precision and scale (Spark's ``DECIMAL`` is ``(10, 0)``), or None."""
     params = [p.this for p in t.expressions if isinstance(p, exp.DataTypeParam)]
     try:
         if len(params) == 2:
@@ -77,17 +78,17 @@ def _literal_cast_is_safe(value: exp.Literal, to: exp.DataType) -> bool:
     """A string or number literal cast to a type that both engines read the same way."""
     text = value.name.strip() if value.is_string else value.name
     kind = to.this
-    if kind in _TEXT:
+    if kind in TEXT:
         return True
-    if kind in _INTEGERS:
+    if kind in INTEGERS:
         if not INT_LITERAL.match(text):
             return False
         bits = _INT_BITS[kind]
         return bool(-(2 ** (bits - 1)) <= int(text) < 2 ** (bits - 1))
-    if kind in _FLOATS:
+    if kind in FLOATS:
         return bool(_DECIMAL_LITERAL.match(text))
     if kind == _T.DECIMAL:
-        params = _decimal_params(to)
+        params = decimal_params(to)
         if params is None or not _DECIMAL_LITERAL.match(text):
             return False
         p, s = params
@@ -101,11 +102,11 @@ def _literal_cast_is_safe(value: exp.Literal, to: exp.DataType) -> bool:
 def _cast_value_issue(frm: exp.DataType, to: exp.DataType) -> str | None:
     """Why a conversion that succeeds gives different values in different engines, or None."""
     f, t = frm.this, to.this
-    if f in _FLOATS and t in _INTEGERS | {_T.DECIMAL}:
+    if f in FLOATS and t in INTEGERS | {_T.DECIMAL}:
         return "floating-point to integer/decimal rounds in DuckDB and Trino but truncates in Spark"
-    if f == _T.DECIMAL and t in _INTEGERS:
+    if f == _T.DECIMAL and t in INTEGERS:
         return "decimal to integer rounds in DuckDB and Trino but truncates in Spark"
-    if t in _TEXT and (f in _FLOATS or f in _TIMESTAMPS):
+    if t in TEXT and (f in FLOATS or f in _TIMESTAMPS):
         return "the text form of floating-point numbers and timestamps differs between engines"
     if (f in _TIMESTAMPS or t in _TIMESTAMPS) and (f != t) and {f, t} != {_T.DATE, _T.TIMESTAMPNTZ}:
         return "conversions to and from time-zone-aware timestamps depend on the session time zone"
@@ -117,21 +118,21 @@ def _cast_cannot_fail(frm: exp.DataType, to: exp.DataType) -> bool:
     f, t = frm.this, to.this
     if frm == to or (f == t and f not in (_T.DECIMAL,)):
         return True
-    if t in _TEXT:
+    if t in TEXT:
         return True
-    if f == _T.BOOLEAN and t in _INTEGERS:
+    if f == _T.BOOLEAN and t in INTEGERS:
         return True
-    if f in _INTEGERS and t in _INTEGERS:
+    if f in INTEGERS and t in INTEGERS:
         return _INT_BITS[f] <= _INT_BITS[t]
-    if f in _INTEGERS and t in _FLOATS:
+    if f in INTEGERS and t in FLOATS:
         return True
-    if f in _INTEGERS and t == _T.DECIMAL:
-        params = _decimal_params(to)
+    if f in INTEGERS and t == _T.DECIMAL:
+        params = decimal_params(to)
         return params is not None and params[0] - params[1] >= _INT_DIGITS[f]
     if f == _T.DECIMAL and t == _T.DECIMAL:
-        a, b = _decimal_params(frm), _decimal_params(to)
+        a, b = decimal_params(frm), decimal_params(to)
         return a is not None and b is not None and b[1] >= a[1] and b[0] - b[1] >= a[0] - a[1]
-    if f == _T.DECIMAL and t in _FLOATS:
+    if f == _T.DECIMAL and t in FLOATS:
         return True
     if f == _T.FLOAT and t == _T.DOUBLE:
         return True
@@ -266,7 +267,7 @@ TIME_TRAVEL = Check("time travel", (_time_travel,), ("time-travel",))
 
 def _integer_division(node: exp.Expr, ctx: Context) -> None:
     a, b = type_of(node.this), type_of(node.expression)
-    if a is None or b is None or (a.this in _INTEGERS and b.this in _INTEGERS):
+    if a is None or b is None or (a.this in INTEGERS and b.this in INTEGERS):
         ctx.add("integer-division", node, "Trino's / truncates integers; DuckDB's and Spark's do not")
 
 
@@ -277,7 +278,7 @@ def _implicit_conversion(node: exp.Expr, ctx: Context) -> None:
     a, b = type_of(node.this), type_of(node.expression)
     if a is None or b is None:
         return
-    text_a, text_b = a.this in _TEXT, b.this in _TEXT
+    text_a, text_b = a.this in TEXT, b.this in TEXT
     if text_a != text_b:
         ctx.add(
             "implicit-cast",
@@ -352,7 +353,7 @@ def trunc_unit_check(units: Mapping[str, str]) -> Check:
 
 def _round_floating(node: exp.Expr, ctx: Context) -> None:
     operand = type_of(node.this)
-    if operand is None or operand.this in _FLOATS:
+    if operand is None or operand.this in FLOATS:
         ctx.add(
             "round-floating",
             node,
@@ -391,7 +392,7 @@ EXPLODE_ARRAY = Check("explode of an array", (_explode_array,), ("explode",))
 def _concat_ws_text(node: exp.Expr, ctx: Context) -> None:
     for arg in node.expressions[1:]:
         t = type_of(arg)
-        if t is None or t.this not in _TEXT:
+        if t is None or t.this not in TEXT:
             ctx.add("concat-ws", node, "Trino's concat_ws takes only strings (arrays are flattened in Spark)")
             break
 

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from iceview.sql.translate.checks import INT_LITERAL, type_of
+from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, decimal_params, type_of
 from iceview.sql.translate.policy import Check, Context, Rewrite
 
 _T = exp.DataType.Type
-_INTEGERS = {_T.TINYINT, _T.SMALLINT, _T.INT, _T.BIGINT}
-_FLOATS = {_T.FLOAT, _T.DOUBLE}
-_TEXT = {_T.TEXT, _T.VARCHAR, _T.CHAR}
 _INT_PRECISION = {_T.TINYINT: 3, _T.SMALLINT: 5, _T.INT: 10, _T.BIGINT: 20}
 
 DOUBLE_DIGITS = 15
@@ -44,15 +41,7 @@ def _decimal(node: exp.Expr) -> tuple[int, int] | None:
         return _INT_PRECISION[t.this], 0
     if t.this != _T.DECIMAL:
         return None
-    params = [p.this for p in t.expressions if isinstance(p, exp.DataTypeParam)]
-    try:
-        if len(params) == 2:
-            return int(params[0].name), int(params[1].name)
-        if len(params) == 1:
-            return int(params[0].name), 0
-    except (ValueError, AttributeError):
-        return None
-    return 10, 0
+    return decimal_params(t)
 
 
 def _is_literal(node: exp.Expr) -> bool:
@@ -77,9 +66,7 @@ def _may_overflow(node: exp.Expr, ctx: Context) -> None:
     if all(_is_literal(o) for o in operands):
         return
     kinds = [_kind(o) for o in operands]
-    if all(
-        k in _INTEGERS or (k is None and not _is_literal(o)) for k, o in zip(kinds, operands, strict=True)
-    ):
+    if all(k in INTEGERS or (k is None and not _is_literal(o)) for k, o in zip(kinds, operands, strict=True)):
         ctx.add(
             "integer-overflow",
             node,
@@ -115,7 +102,7 @@ def _round_integer(node: exp.Expr, ctx: Context) -> None:
         return
     digits = node.args.get("decimals")
     if (
-        _kind(node.this) in _INTEGERS
+        _kind(node.this) in INTEGERS
         and digits is not None
         and not (isinstance(digits, exp.Literal) and INT_LITERAL.match(digits.name) and int(digits.name) >= 0)
     ):
@@ -206,7 +193,7 @@ DECIMAL_AVG = Check("avg of a decimal within a double's digits", (_decimal_avg,)
 
 
 def _div_operands(node: exp.Expr, ctx: Context) -> None:
-    if _kind(node.this) not in _INTEGERS or _kind(node.expression) not in _INTEGERS:
+    if _kind(node.this) not in INTEGERS or _kind(node.expression) not in INTEGERS:
         ctx.add(
             "div-semantics",
             node,
@@ -223,7 +210,7 @@ DIV_OPERANDS = Check("DIV of integers", (_div_operands,), ("div-semantics",))
 
 def _float_to_bigint(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
-    if k is None or k in _FLOATS:
+    if k is None or k in FLOATS:
         ctx.add(
             "float-to-integer",
             node,
@@ -236,7 +223,7 @@ FLOAT_TO_BIGINT = Check("ceil/floor of a decimal or integer", (_float_to_bigint,
 
 def _nan_sign(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
-    if k is None or k in _FLOATS:
+    if k is None or k in FLOATS:
         ctx.add("nan-semantics", node, "sign(NaN) is NaN in Spark and 0 in DuckDB")
 
 
@@ -309,7 +296,7 @@ PAD_TEXT = Check("lpad/rpad with a non-empty literal pad", (_pad_text,), ("pad",
 
 def _reverse_text(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
-    if k not in _TEXT:
+    if k not in TEXT:
         ctx.add(
             "array-function", node, "reverse of an array (or untyped value) becomes reverse of its text form"
         )
@@ -373,10 +360,10 @@ SUNDAY_FIRST = Rewrite("EXTRACT(DOW) + 1", _sunday_first)
 def _try_cast_text(node: exp.Expr, ctx: Context) -> None:
     to = node.args.get("to")
     explicit_try = isinstance(node, exp.TryCast) and bool(node.args.get("safe"))
-    if not explicit_try or not isinstance(to, exp.DataType) or to.this in _TEXT:
+    if not explicit_try or not isinstance(to, exp.DataType) or to.this in TEXT:
         return  # Spark's CAST of text is refused as ansi-cast
     k = _kind(node.this)
-    if (k is None and not isinstance(node.this, exp.Literal)) or k in _TEXT:
+    if (k is None and not isinstance(node.this, exp.Literal)) or k in TEXT:
         ctx.add(
             "try-cast-text",
             node,
