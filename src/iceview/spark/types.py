@@ -12,8 +12,8 @@
   ``int``, ``char``/``varchar``/``string`` → ``string``; intervals, ``null``, variants and
   user-defined types are refused, as Iceberg does (``Not a supported type: ...``).
 
-:func:`spark_simple_string` is the reverse direction's ``DataType.simpleString`` (what ``DESCRIBE``
-prints), for Iceberg's ``TypeToSparkType``.
+:func:`spark_type` is the reverse direction, Iceberg's ``TypeToSparkType``, and
+:func:`spark_simple_string` its ``DataType.simpleString`` (what ``DESCRIBE`` prints).
 """
 
 from __future__ import annotations
@@ -45,7 +45,13 @@ from pyspark.sql import types as st
 
 from iceview.spark.errors import SparkViewsUnsupportedOperationError
 
-__all__ = ["MAX_TO_STRING_FIELDS", "spark_simple_string", "to_iceberg_schema", "to_iceberg_type"]
+__all__ = [
+    "MAX_TO_STRING_FIELDS",
+    "spark_simple_string",
+    "spark_type",
+    "to_iceberg_schema",
+    "to_iceberg_type",
+]
 
 MAX_TO_STRING_FIELDS = 25
 """Spark's ``spark.sql.debug.maxToStringFields`` default: wider structs are abbreviated."""
@@ -148,36 +154,54 @@ def _truncated(items: Sequence[str], start: str, sep: str, end: str) -> str:
     return start + sep.join(items) + end
 
 
-def spark_simple_string(t: IcebergType) -> str:
-    """``DataType.simpleString`` of the Spark type Iceberg-Spark reads an Iceberg type as."""
-    if isinstance(t, BooleanType):
-        return "boolean"
-    if isinstance(t, IntegerType):
-        return "int"
-    if isinstance(t, LongType):
-        return "bigint"
-    if isinstance(t, FloatType):
-        return "float"
-    if isinstance(t, DoubleType):
-        return "double"
-    if isinstance(t, DateType):
-        return "date"
-    if isinstance(t, TimestamptzType):
-        return "timestamp"
-    if isinstance(t, TimestampType):
-        return "timestamp_ntz"
-    if isinstance(t, (StringType, UUIDType)):
-        return "string"
-    if isinstance(t, (BinaryType, FixedType)):
-        return "binary"
+_SIMPLE: dict[type[IcebergType], st.DataType] = {
+    BooleanType: st.BooleanType(),
+    IntegerType: st.IntegerType(),
+    LongType: st.LongType(),
+    FloatType: st.FloatType(),
+    DoubleType: st.DoubleType(),
+    DateType: st.DateType(),
+    TimestamptzType: st.TimestampType(),
+    TimestampType: st.TimestampNTZType(),
+    StringType: st.StringType(),
+    UUIDType: st.StringType(),
+    FixedType: st.BinaryType(),
+    BinaryType: st.BinaryType(),
+}
+
+
+def spark_type(t: IcebergType) -> st.DataType:
+    """The Spark type Iceberg-Spark reads an Iceberg type as (``TypeToSparkType``): optional →
+    nullable, ``timestamptz`` → ``timestamp``, ``timestamp`` → ``timestamp_ntz``, ``uuid`` →
+    ``string``, ``fixed`` → ``binary``. Raises :class:`SparkViewsUnsupportedOperationError` for
+    types Spark has no counterpart of (``time``, nanosecond timestamps, ...)."""
     if isinstance(t, DecimalType):
-        return f"decimal({t.precision},{t.scale})"
+        return st.DecimalType(t.precision, t.scale)
     if isinstance(t, StructType):
-        return _truncated(
-            [f"{f.name}:{spark_simple_string(f.field_type)}" for f in t.fields], "struct<", ",", ">"
+        return st.StructType(
+            [st.StructField(f.name, spark_type(f.field_type), not f.required) for f in t.fields]
         )
     if isinstance(t, ListType):
-        return f"array<{spark_simple_string(t.element_type)}>"
+        return st.ArrayType(spark_type(t.element_type), not t.element_required)
     if isinstance(t, MapType):
-        return f"map<{spark_simple_string(t.key_type)},{spark_simple_string(t.value_type)}>"
-    raise SparkViewsUnsupportedOperationError(f"Cannot convert unknown type to Spark: {t}")
+        return st.MapType(spark_type(t.key_type), spark_type(t.value_type), not t.value_required)
+    simple = _SIMPLE.get(type(t))
+    if simple is None:
+        raise SparkViewsUnsupportedOperationError(f"Cannot convert unknown type to Spark: {t}")
+    return simple
+
+
+def spark_simple_string(t: IcebergType) -> str:
+    """``DataType.simpleString`` of the Spark type Iceberg-Spark reads an Iceberg type as
+    (:func:`spark_type`), with Spark's abbreviation of structs wider than 25 fields."""
+    return _simple_string(spark_type(t))
+
+
+def _simple_string(t: st.DataType) -> str:
+    if isinstance(t, st.StructType):
+        return _truncated([f"{f.name}:{_simple_string(f.dataType)}" for f in t.fields], "struct<", ",", ">")
+    if isinstance(t, st.ArrayType):
+        return f"array<{_simple_string(t.elementType)}>"
+    if isinstance(t, st.MapType):
+        return f"map<{_simple_string(t.keyType)},{_simple_string(t.valueType)}>"
+    return str(t.simpleString())

@@ -24,28 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyiceberg.schema import Schema
-from pyiceberg.types import (
-    BinaryType,
-    BooleanType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FixedType,
-    FloatType,
-    IcebergType,
-    IntegerType,
-    ListType,
-    LongType,
-    MapType,
-    StringType,
-    StructType,
-    TimestampType,
-    TimestamptzType,
-    UUIDType,
-)
+from pyiceberg.types import IcebergType
 from pyspark.sql import types as st
 
-from iceview.spark.errors import SparkViewsExpansionError
+from iceview.spark import types
+from iceview.spark.errors import SparkViewsExpansionError, SparkViewsUnsupportedOperationError
 from iceview.sql import spark_quote_if_needed
 
 __all__ = ["UP_CAST_ERROR", "can_up_cast", "check_output", "spark_sql_type", "spark_type"]
@@ -171,41 +154,13 @@ def can_up_cast(frm: st.DataType, to: st.DataType) -> bool:
     )
 
 
-_SIMPLE: dict[type[IcebergType], st.DataType] = {
-    BooleanType: st.BooleanType(),
-    IntegerType: st.IntegerType(),
-    LongType: st.LongType(),
-    FloatType: st.FloatType(),
-    DoubleType: st.DoubleType(),
-    DateType: st.DateType(),
-    TimestamptzType: st.TimestampType(),
-    TimestampType: st.TimestampNTZType(),
-    StringType: st.StringType(),
-    UUIDType: st.StringType(),
-    FixedType: st.BinaryType(),
-    BinaryType: st.BinaryType(),
-}
-
-
 def spark_type(t: IcebergType) -> st.DataType:
-    """The Spark type Iceberg-Spark reads an Iceberg type as (``TypeToSparkType``): optional →
-    nullable, ``timestamptz`` → ``timestamp``, ``timestamp`` → ``timestamp_ntz``, ``uuid`` →
-    ``string``, ``fixed`` → ``binary``. Raises :class:`SparkViewsExpansionError` for types Spark
-    has no counterpart of (``time``, nanosecond timestamps, ...)."""
-    if isinstance(t, DecimalType):
-        return st.DecimalType(t.precision, t.scale)
-    if isinstance(t, StructType):
-        return st.StructType(
-            [st.StructField(f.name, spark_type(f.field_type), not f.required) for f in t.fields]
-        )
-    if isinstance(t, ListType):
-        return st.ArrayType(spark_type(t.element_type), not t.element_required)
-    if isinstance(t, MapType):
-        return st.MapType(spark_type(t.key_type), spark_type(t.value_type), not t.value_required)
-    simple = _SIMPLE.get(type(t))
-    if simple is None:
-        raise SparkViewsExpansionError(f"Cannot convert unknown type to Spark: {t}")
-    return simple
+    """The Spark type Iceberg-Spark reads an Iceberg type as (:func:`iceview.spark.types.spark_type`);
+    a type Spark has no counterpart of makes the view unreadable: :class:`SparkViewsExpansionError`."""
+    try:
+        return types.spark_type(t)
+    except SparkViewsUnsupportedOperationError as e:
+        raise SparkViewsExpansionError(str(e)) from e
 
 
 def spark_sql_type(t: st.DataType) -> str:
