@@ -59,6 +59,20 @@ def _definition(sql: str) -> ViewDefinition:
     return ViewDefinition.of(schema=SCHEMA, queries={"spark": sql}, default_namespace="ns")
 
 
+def _record_reads(catalog: SqlCatalog) -> list[str]:
+    """The metadata files the catalog's FileIO opens for reading from now on."""
+    reads: list[str] = []
+    io = catalog.io
+    original = io.new_input
+
+    def counting(location: str):  # type: ignore[no-untyped-def]
+        reads.append(location)
+        return original(location)
+
+    io.new_input = counting  # type: ignore[method-assign]
+    return reads
+
+
 def test_every_update_type(catalog: SqlCatalog, env: CatalogEnv) -> None:
     catalog.create_namespace("ns")
     location = f"{env.warehouse_uri}/ns/v"
@@ -224,15 +238,7 @@ def test_create_and_missing_views(catalog: SqlCatalog, env: CatalogEnv) -> None:
 def test_a_handle_commit_reads_no_file_twice(catalog: SqlCatalog, tmp_path: Path) -> None:
     catalog.create_namespace("ns")
     view = catalog.create_view("ns.v", _definition("select 1"))
-    reads: list[str] = []
-    io = catalog.io
-    original = io.new_input
-
-    def counting(location: str):  # type: ignore[no-untyped-def]
-        reads.append(location)
-        return original(location)
-
-    io.new_input = counting  # type: ignore[method-assign]
+    reads = _record_reads(catalog)
     view.update_properties().set("a", "b").commit()
     view.set_current_version(1)
     assert reads == []
@@ -278,15 +284,7 @@ def test_add_dialects_never_commits_stale_translations(catalog: SqlCatalog) -> N
 
 def test_create_and_replace_read_the_current_file_once(catalog: SqlCatalog) -> None:
     catalog.create_namespace("ns")
-    reads: list[str] = []
-    io = catalog.io
-    original = io.new_input
-
-    def counting(location: str):  # type: ignore[no-untyped-def]
-        reads.append(location)
-        return original(location)
-
-    io.new_input = counting  # type: ignore[method-assign]
+    reads = _record_reads(catalog)
     catalog.create_view("ns.v", _definition("select 1"))
     assert reads == []
     catalog.replace_view("ns.v", _definition("select 2"))
