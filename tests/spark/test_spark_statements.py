@@ -344,3 +344,56 @@ def test_python_methods(lake: Lake) -> None:
     v.drop_view(f"{CATALOG}.{OURS}.st_py2", if_exists=True)
     with pytest.raises(SparkViewsAnalysisError, match="VIEW_NOT_FOUND"):
         v.drop_view(f"{CATALOG}.{OURS}.st_py2")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE VIEW sv.db.v$ AS SELECT 1",
+        "CREATE VIEW sv.db.a$b AS SELECT 1",
+        "CREATE VIEW sv.db.vé AS SELECT 1",
+        "CREATE VIEW sv.db.123 AS SELECT 1",
+        "CREATE VIEW 1e3 AS SELECT 1",
+        "CREATE VIEW sv.db.1L AS SELECT 1",
+        "CREATE VIEW sv.db.v-w AS SELECT 1",
+        "CREATE VIEW sv.db.x (a,\n  b$) AS SELECT 1, 2",
+        "DROP VIEW sv.db.v$",
+        "ALTER VIEW sv.db.v$ RENAME TO sv.db.w",
+        "ALTER VIEW sv.db.v RENAME TO sv.db.1.5",
+        "CREATE VIEW sv.db.x TBLPROPERTIES ('a') AS SELECT 1",
+        "CREATE VIEW sv.db.x TBLPROPERTIES ('a' = '1', 'a' = '2') AS SELECT 1",
+        "CREATE VIEW sv.db.x COMMENT 'a' COMMENT 'b' AS SELECT 1",
+        "CREATE OR REPLACE VIEW IF NOT EXISTS sv.db.x AS SELECT 1",
+    ],
+)
+def test_parse_errors_are_sparks_parse_exception(lake: Lake, sql: str) -> None:
+    """A view statement Spark's parser refuses gives PySpark's ParseException with Spark's error
+    class and Spark's whole message (position and the ``== SQL ==`` pointer included)."""
+    from pyspark.errors import ParseException
+
+    from iceview.spark import SparkViewsParseError
+    from iceview.spark.ddl import parse_view_statement
+
+    with pytest.raises(ParseException) as theirs:
+        lake.spark.sql(sql)
+    with pytest.raises(SparkViewsParseError) as ours:
+        parse_view_statement(sql)
+    assert isinstance(ours.value, ParseException)
+    assert ours.value.getErrorClass() == theirs.value.getErrorClass()
+    assert str(ours.value) == str(theirs.value).lstrip("\n")
+
+
+def test_digit_first_names_are_views(side: Side) -> None:
+    """``1v`` is a name for Spark's lexer (``123``, ``1e3``, ``1d`` are numbers)."""
+    for sql in (
+        "CREATE VIEW 1v AS SELECT id FROM events",
+        "CREATE VIEW st_1 (1c) AS SELECT * FROM 1v",
+        "SELECT * FROM 1v ORDER BY id",
+        "SELECT 1c FROM st_1 ORDER BY 1c",
+        "SHOW CREATE TABLE st_1",
+        "ALTER VIEW 1v RENAME TO 2e3x",
+        "SELECT count(*) FROM 2e3x, st_1",
+        "DROP VIEW 2e3x",
+        "DROP VIEW st_1",
+    ):
+        side.same(sql)

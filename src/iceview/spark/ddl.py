@@ -12,6 +12,7 @@ from pyspark.sql import types as st
 
 from iceview.errors import (
     NoSuchViewError,
+    SQLParseError,
     TableAlreadyExistsError,
     ViewAlreadyExistsError,
     ViewCycleError,
@@ -25,6 +26,7 @@ from iceview.spark.errors import (
     SparkViewsIllegalArgumentError,
     SparkViewsParseError,
     SparkViewsUnsupportedOperationError,
+    parse_error_from,
     view_already_exists,
     view_not_found,
 )
@@ -37,6 +39,8 @@ from iceview.sql import (
     AlterViewUnsetProperties,
     CreateView,
     DropView,
+    Statement,
+    parse_statement,
     render_name,
 )
 from iceview.view import ViewDefinition
@@ -46,13 +50,23 @@ if TYPE_CHECKING:
 
     from iceview.view import View
 
-__all__ = ["ViewDDL", "render_create"]
+__all__ = ["ViewDDL", "parse_view_statement", "render_create"]
 
 _ALLOWED_PROVIDERS = ("iceberg", "parquet", "avro", "orc")
 _TABLE_RESERVED = ("provider", "location")
 """Dropped from TBLPROPERTIES at CREATE (``provider`` checked, ``location`` is the view location)."""
 _ALTER_RESERVED = ("format-version", _format.QUERY_COLUMN_NAMES)
 """Iceberg's ``SparkCatalog.alterView`` refuses to set or unset these."""
+
+
+def parse_view_statement(text: str) -> Statement | None:
+    """:func:`iceview.sql.parse_statement` with Spark's exception: a view statement Spark's parser
+    would refuse raises :class:`~iceview.spark.SparkViewsParseError` (a PySpark ``ParseException``)
+    with Spark's error class, message and position."""
+    try:
+        return parse_statement(text)
+    except SQLParseError as e:
+        raise parse_error_from(e) from e
 
 
 class ViewDDL:

@@ -16,7 +16,8 @@ from pyspark.errors import (
     UnsupportedOperationException,
 )
 
-from iceview.errors import IceviewError, ViewExpansionError
+from iceview.errors import IceviewError, SQLParseError, ViewExpansionError
+from iceview.sql.ddl import SparkSyntaxError
 
 __all__ = [
     "SparkViewsAnalysisError",
@@ -24,6 +25,7 @@ __all__ = [
     "SparkViewsIllegalArgumentError",
     "SparkViewsParseError",
     "SparkViewsUnsupportedOperationError",
+    "parse_error_from",
     "view_already_exists",
     "view_not_found",
 ]
@@ -40,7 +42,10 @@ class _Mixin(IceviewError):
         self.error_class = error_class
 
     def __str__(self) -> str:
-        return f"[{self.error_class}] {self.message}" if self.error_class else self.message
+        # Spark prints no class for its legacy errors ("Operation not allowed: ...")
+        if self.error_class and not self.error_class.startswith("_LEGACY_ERROR"):
+            return f"[{self.error_class}] {self.message}"
+        return self.message
 
     def getErrorClass(self) -> str | None:
         return self.error_class
@@ -68,7 +73,9 @@ class SparkViewsExpansionError(_Mixin, ViewExpansionError, AnalysisException):
 
 
 class SparkViewsParseError(_Mixin, ParseException):
-    """A statement Spark's parser rejects (e.g. ``provider`` in ``ALTER VIEW ... SET TBLPROPERTIES``)."""
+    """A statement Spark's parser rejects (e.g. ``provider`` in ``ALTER VIEW ... SET TBLPROPERTIES``,
+    a view name Spark's lexer refuses such as ``v$``); one made by :func:`parse_error_from` has
+    Spark's error class, message and position, and iceview's ``SQLParseError`` as its cause."""
 
     def __init__(self, message: str, error_class: str | None = None) -> None:
         ParseException.__init__(self, message)
@@ -89,6 +96,24 @@ class SparkViewsIllegalArgumentError(_Mixin, IllegalArgumentException):
     def __init__(self, message: str, error_class: str | None = None) -> None:
         IllegalArgumentException.__init__(self, message)
         self._setup(message, error_class)
+
+
+def parse_error_from(e: SQLParseError) -> SparkViewsParseError:
+    """Spark's ``ParseException`` for a view statement iceview's parser refused: Spark's error class
+    (``PARSE_SYNTAX_ERROR`` unless the error names another), and the message as Spark prints it:
+    ``message(line L, pos P)`` and the ``== SQL ==`` block pointing at the position."""
+    error_class = e.error_class if isinstance(e, SparkSyntaxError) else "PARSE_SYNTAX_ERROR"
+    message = e.message
+    if e.line is not None and e.pos is not None:
+        message += f"(line {e.line}, pos {e.pos})"
+        if e.sql is not None:
+            lines = e.sql.split("\n")
+            above, below = lines[: e.line], lines[e.line :]
+            message += "\n\n== SQL ==\n" + "".join(f"{x}\n" for x in above) + "-" * e.pos + "^^^\n"
+            message += "".join(f"{x}\n" for x in below)
+    error = SparkViewsParseError(message, error_class)
+    error.__cause__ = e
+    return error
 
 
 def view_already_exists(quoted_ident: str) -> SparkViewsAnalysisError:

@@ -18,6 +18,7 @@ from sqlglot.tokens import Tokenizer
 
 from iceview.errors import SQLParseError
 from iceview.sql.names import split_name
+from iceview.sql.statements import StatementText
 
 __all__ = [
     "Edit",
@@ -31,6 +32,7 @@ __all__ = [
     "quote_identifier",
     "render_name",
     "spark_quote_if_needed",
+    "split_statements",
     "tokenize",
     "unescape_spark_string",
 ]
@@ -76,9 +78,28 @@ def tokenize(sql: str, dialect: str, *, commands: bool = True) -> list[Token]:
     try:
         if commands:
             return get_dialect(dialect).tokenize(sql)
-        return _plain_tokenizer(dialect)().tokenize(sql)
+        # the dialect's settings too (Spark's identifiers may start with a digit: ``1v``)
+        return _plain_tokenizer(dialect)(get_dialect(dialect)).tokenize(sql)
     except TokenError as e:
         raise _token_error(sql, e) from e
+
+
+def split_statements(text: str, dialect: str = "spark") -> list[StatementText]:
+    """Split a script at top-level semicolons (sqlglot's tokens, so semicolons inside strings,
+    quoted identifiers and comments do not count). Empty statements are dropped; each statement's
+    text runs from its first token to its last, so leading and trailing comments are left out."""
+    tokens = tokenize(text, dialect, commands=False)
+    out: list[StatementText] = []
+    current: list[Token] = []
+    for tok in [*tokens, None]:
+        if tok is None or tok.token_type == TokenType.SEMICOLON:
+            if current:
+                start, end = current[0].start, current[-1].end + 1
+                out.append(StatementText(text[start:end], start))
+            current = []
+        else:
+            current.append(tok)
+    return out
 
 
 @lru_cache(maxsize=8)
@@ -167,28 +188,64 @@ _QUERY_START = frozenset(
     }
 )
 _RELATION_BEFORE = frozenset({TokenType.FROM, TokenType.JOIN, TokenType.TABLE})
+# a FROM clause ends at these (at its own parenthesis depth); a comma before them separates relations
+_FROM_ENDS = frozenset(
+    {
+        TokenType.SELECT,
+        TokenType.WHERE,
+        TokenType.GROUP_BY,
+        TokenType.HAVING,
+        TokenType.ORDER_BY,
+        TokenType.SORT_BY,
+        TokenType.CLUSTER_BY,
+        TokenType.DISTRIBUTE_BY,
+        TokenType.LIMIT,
+        TokenType.WINDOW,
+        TokenType.QUALIFY,
+        TokenType.UNION,
+        TokenType.EXCEPT,
+        TokenType.INTERSECT,
+        TokenType.LATERAL,
+        TokenType.VALUES,
+    }
+)
 
 
 def spark_query_forms(tokens: list[Token]) -> list[Token]:
     """Spark's name forms sqlglot does not parse, rewritten at the token level for parsing only
     (positions stay those of the text):
 
-    * ``IDENTIFIER('a.b')`` after ``FROM``, ``JOIN`` or ``TABLE`` becomes the quoted name
-      `` `a`.`b` ``, spanning the whole call;
-    * the ``TABLE t`` query (at the start, after ``(`` or a set operation) becomes
-      ``SELECT * FROM t``; the three made-up tokens sit on the word ``TABLE``.
+    * ``IDENTIFIER('a.b')`` after ``FROM``, ``JOIN``, ``TABLE`` or a comma of a ``FROM`` list becomes
+      the quoted name `` `a`.`b` ``, spanning the whole call;
+    * the ``TABLE t`` query (at the start, after ``(`` or a set operation, and as the source of
+      ``INSERT`` or ``CREATE TABLE ... AS``) becomes ``SELECT * FROM t``; the three made-up tokens
+      sit on the word ``TABLE``.
     """
     out: list[Token] = []
     i, n = 0, len(tokens)
+    first = tokens[0].token_type if tokens else None
+    # per parenthesis depth: whether the tokens are in a FROM clause (a comma there separates relations)
+    in_from = [False]
     while i < n:
         tok = tokens[i]
         prev = out[-1] if out else None
+        kind = tok.token_type
+        if kind == TokenType.L_PAREN:
+            in_from.append(False)
+        elif kind == TokenType.R_PAREN and len(in_from) > 1:
+            in_from.pop()
+        elif kind == TokenType.FROM:
+            in_from[-1] = True
+        elif kind in _FROM_ENDS:
+            in_from[-1] = False
+        relation_before = prev is not None and (
+            prev.token_type in _RELATION_BEFORE or (prev.token_type == TokenType.COMMA and in_from[-1])
+        )
         if (
             tok.token_type == TokenType.VAR
             and tok.text.upper() == "IDENTIFIER"
             and i + 3 < n
-            and prev is not None
-            and prev.token_type in _RELATION_BEFORE
+            and relation_before
             and tokens[i + 1].token_type == TokenType.L_PAREN
             and tokens[i + 2].token_type == TokenType.STRING
             and tokens[i + 3].token_type == TokenType.R_PAREN
@@ -210,12 +267,13 @@ def spark_query_forms(tokens: list[Token]) -> list[Token]:
                 continue
         if (
             tok.token_type == TokenType.TABLE
-            and (prev is None or prev.token_type in _QUERY_START)
+            and (prev is None or prev.token_type in _QUERY_START or _query_source(first, prev))
             and i + 1 < n
             and tokens[i + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER)
         ):
-            for kind, text in ((TokenType.SELECT, "SELECT"), (TokenType.STAR, "*"), (TokenType.FROM, "FROM")):
-                out.append(Token(kind, text, tok.line, tok.col, tok.start, tok.end))
+            in_from[-1] = True
+            for made, text in ((TokenType.SELECT, "SELECT"), (TokenType.STAR, "*"), (TokenType.FROM, "FROM")):
+                out.append(Token(made, text, tok.line, tok.col, tok.start, tok.end))
             i += 1
             continue
         out.append(tok)
@@ -224,6 +282,14 @@ def spark_query_forms(tokens: list[Token]) -> list[Token]:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _query_source(first: TokenType | None, prev: Token) -> bool:
+    """Whether a ``TABLE`` word after ``prev`` starts the query of an ``INSERT`` (not the optional
+    ``TABLE`` of ``INSERT INTO TABLE t``) or of a ``CREATE TABLE ... AS``."""
+    if first == TokenType.INSERT:
+        return prev.token_type not in (TokenType.INTO, TokenType.OVERWRITE, TokenType.INSERT)
+    return first == TokenType.CREATE and prev.token_type == TokenType.ALIAS
 
 
 def _offset_of(sql: str, line: int, col: int) -> int:

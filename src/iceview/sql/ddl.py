@@ -23,7 +23,9 @@ Statements (Spark 3.5 grammar, with Spark 4's ``WITH SCHEMA`` binding accepted):
 * ``SHOW TBLPROPERTIES v [(key)]``
 
 Names are tuples of parts as written (case kept); backquoted parts may contain anything (`` `` ``
-escapes a backquote). ``IDENTIFIER('a.b')`` names are accepted too.
+escapes a backquote). ``IDENTIFIER('a.b')`` names are accepted too. Unquoted parts are read by
+Spark's lexer rules (:mod:`iceview.sql._spark_lexer`): ``1v`` is a name; ``123``, ``1e3``, ``v$``
+and ``v-w`` raise :class:`SparkSyntaxError` with Spark's error class, message and position.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ import re
 from sqlglot.tokenizer_core import Token, TokenType
 
 from iceview.errors import SQLParseError
-from iceview.sql._text import leading_words, parse_error, tokenize, unescape_spark_string
+from iceview.sql._spark_lexer import SparkSyntaxError, name_break, spark_token, token_error
+from iceview.sql._text import leading_words, parse_error, split_statements, tokenize, unescape_spark_string
 from iceview.sql.statements import (
     AlterViewAs,
     AlterViewRename,
@@ -46,11 +49,10 @@ from iceview.sql.statements import (
     ShowTblProperties,
     ShowViews,
     Statement,
-    StatementText,
     ViewColumn,
 )
 
-__all__ = ["parse_statement", "split_statements"]
+__all__ = ["SparkSyntaxError", "parse_statement", "split_statements"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -91,25 +93,13 @@ _DESCRIBE_OTHER = frozenset(
 )
 
 
-def split_statements(text: str, dialect: str = "spark") -> list[StatementText]:
-    """Split a script at top-level semicolons (sqlglot's tokens, so semicolons inside strings,
-    quoted identifiers and comments do not count). Empty statements are dropped; each statement's
-    text runs from its first token to its last, so leading and trailing comments are left out."""
-    tokens = tokenize(text, dialect, commands=False)
-    out: list[StatementText] = []
-    current: list[Token] = []
-    for tok in [*tokens, None]:
-        if tok is None or tok.token_type == TokenType.SEMICOLON:
-            if current:
-                start, end = current[0].start, current[-1].end + 1
-                out.append(StatementText(text[start:end], start))
-            current = []
-        else:
-            current.append(tok)
-    return out
-
-
-_SPARK_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
+_NOT_ALLOWED = "_LEGACY_ERROR_TEMP_0035"  # Spark's class of "Operation not allowed: ..."
+_LEXICAL_ERRORS = frozenset({"number", "other", "op", "minus"})
+# what each statement allows after a name (see name_break); the name of ALTER VIEW has none
+_END = frozenset({"EOF"})
+_AFTER_CREATE = frozenset({"(", "COMMENT", "TBLPROPERTIES", "PARTITIONED", "AS"})
+_AFTER_COLUMN = frozenset({"COMMENT", ",", ")"})
+_AFTER_SHOW_CREATE = frozenset({"AS", "EOF"})
 
 
 def parse_statement(sql: str) -> Statement | None:
@@ -126,7 +116,11 @@ def parse_statement(sql: str) -> Statement | None:
         if _clearly_view_statement(head):
             raise
         return None
-    return _Parser(sql, tokens).statement()
+    parser = _Parser(sql, tokens)
+    stmt = parser.statement()
+    if stmt is not None and parser.invalid is not None:
+        raise parser.invalid
+    return stmt
 
 
 def _clearly_view_statement(words: list[str]) -> bool:
@@ -156,6 +150,10 @@ class _Parser:
         # statement ends at the first top-level semicolon; more statements after it are an error
         self.tokens = tokens
         self.i = 0
+        self.after = 0  # where the last name part read ends (a character offset)
+        self.part = ""
+        # Spark's INVALID_IDENTIFIER (a-b), raised only if the statement parses otherwise
+        self.invalid: SparkSyntaxError | None = None
         self.end = len(tokens)
         for k, t in enumerate(tokens):
             if t.token_type == TokenType.SEMICOLON:
@@ -234,39 +232,59 @@ class _Parser:
 
     # ---------------------------------------------------------------- grammar pieces
 
-    def identifier(self, what: str) -> str:
+    def identifier(self, what: str, at: int | None = None) -> str:
+        """One name part, as Spark's lexer reads it (see :mod:`iceview.sql._spark_lexer`), at the
+        next token or at character offset ``at``."""
         tok = self.peek()
-        if tok is None:
-            raise self.error(f"expected {what}")
-        if tok.token_type == TokenType.IDENTIFIER:
-            self.i += 1
-            return tok.text
-        if self.is_word(tok):
-            text = self.raw(tok)
-            bad = _SPARK_NOT_IDENTIFIER.search(text)
-            if bad is not None:
-                raise self._lexer_error(tok, text, bad.start())
-            self.i += 1
-            return text
+        if at is None:
+            if tok is None:
+                raise self.error(f"expected {what}")
+            at = tok.start
+        spark = spark_token(self.sql, at)
+        if spark.kind in ("word", "quoted"):
+            self._skip_to(spark.end)
+            self.part = spark.text if spark.kind == "word" else spark.text[1:-1].replace("``", "`")
+            return self.part
+        if spark.kind in _LEXICAL_ERRORS:
+            # where a name must start, Spark's parser reports the token and nothing more
+            raise token_error(self.sql, spark)
+        self._skip_to(spark.start)
         raise self.error(f"expected {what}")
 
-    def _lexer_error(self, tok: Token, text: str, at: int) -> SQLParseError:
-        """Spark's lexer has only ASCII letters, digits and ``_`` in an unquoted identifier: any
-        other character is a token of its own, which its parser refuses as Spark reports it."""
-        char = text[at]
-        after = tok.start + at + 1
-        lone = at > 0 and (at + 1 == len(text)) and (after >= len(self.sql) or not self.sql[after].isalnum())
-        extra = f": extra input '{char}'" if lone else ""
-        return parse_error(f"Syntax error at or near '{char}'{extra}.", self.sql, tok.start + at)
+    def _skip_to(self, offset: int) -> None:
+        """Move past the sqlglot tokens before ``offset`` (the end of what Spark's lexer read)."""
+        while self.i < self.end and self.tokens[self.i].start < offset:
+            self.i += 1
+        self.after = offset
 
-    def multipart(self, what: str) -> tuple[str, ...]:
-        """``multipartIdentifier`` or ``IDENTIFIER('a.b')``."""
+    def multipart(self, what: str, follow: frozenset[str] | None = _END) -> tuple[str, ...]:
+        """``multipartIdentifier`` or ``IDENTIFIER('a.b')``. ``follow`` is what the statement allows
+        after the name (``None``: Spark decides the statement only after the name, so a bad
+        character is reported without "extra input"); see :func:`name_break`."""
         if self.at("IDENTIFIER") and self._next_is(TokenType.L_PAREN):
             return self.identifier_clause(what)
         parts = [self.identifier(what)]
-        while self.accept_type(TokenType.DOT):
-            parts.append(self.identifier(f"a name part after '.' in {what}"))
+        while True:
+            nxt = spark_token(self.sql, self.after)
+            if nxt.kind == "minus":  # `a-b.c`: Spark's INVALID_IDENTIFIER for `a-b`, then `.c`
+                self.check_break(follow)
+                nxt = spark_token(self.sql, self.after)
+            if nxt.kind != "dot":
+                break
+            parts.append(self.identifier(f"a name part after '.' in {what}", at=nxt.end))
+        self.check_break(follow)
         return tuple(parts)
+
+    def check_break(self, follow: frozenset[str] | None, *, dashes: bool = True) -> None:
+        """Spark's errors for what comes right after a name part (see :func:`name_break`)."""
+        error, end = name_break(self.sql, self.part, self.after, follow, dashes=dashes)
+        if error is None:
+            return
+        if error.error_class != "INVALID_IDENTIFIER":
+            raise error
+        if self.invalid is None:
+            self.invalid = error
+        self._skip_to(end)
 
     def _next_is(self, tt: TokenType) -> bool:
         tok = self.peek(1)
@@ -283,6 +301,8 @@ class _Parser:
             inner = _Parser(value, tokens)
             parts = inner.multipart(what)
             inner.done()
+            if inner.invalid is not None:
+                raise inner.invalid
         except SQLParseError as e:
             raise parse_error(
                 f"Invalid identifier {value!r} in IDENTIFIER(...): {e.message}",
@@ -329,8 +349,7 @@ class _Parser:
 
     def property_list(self, *, values: str) -> dict[str, str | None]:
         """``'(' property (',' property)* ')'``; ``values`` is ``required``, ``forbidden`` or ``optional``."""
-        open_tok = self.peek()
-        self.expect_type(TokenType.L_PAREN, "'(' to start the property list")
+        open_tok = self.expect_type(TokenType.L_PAREN, "'(' to start the property list")
         props: dict[str, str | None] = {}
         while True:
             key_tok = self.peek()
@@ -345,30 +364,37 @@ class _Parser:
             else:
                 value = self.property_value()
             if key in props:
-                raise parse_error(f"Found duplicate keys '{key}'.", self.sql, key_tok.start)
+                quoted = ".".join("`" + p.replace("`", "``") + "`" for p in key.split("."))
+                raise SparkSyntaxError(
+                    f"Found duplicate keys {quoted}.", self.sql, open_tok.start, "DUPLICATE_KEY"
+                )
             props[key] = value
             if self.accept_type(TokenType.COMMA):
                 continue
             self.expect_type(TokenType.R_PAREN, "',' or ')' in the property list")
             break
-        offset = open_tok.start if open_tok is not None else None
+        offset = open_tok.start
         if values == "required":
             missing = [k for k, v in props.items() if v is None]
             if missing:
-                raise parse_error(
-                    "Operation not allowed: Values must be specified for key(s): [" + ",".join(missing) + "]",
+                raise SparkSyntaxError(
+                    "Operation not allowed: Values must be specified for key(s): ["
+                    + ",".join(missing)
+                    + "].",
                     self.sql,
                     offset,
+                    _NOT_ALLOWED,
                 )
         elif values == "forbidden":
             given = [k for k, v in props.items() if v is not None]
             if given:
-                raise parse_error(
+                raise SparkSyntaxError(
                     "Operation not allowed: Values should not be specified for key(s): ["
                     + ",".join(given)
-                    + "]",
+                    + "].",
                     self.sql,
                     offset,
+                    _NOT_ALLOWED,
                 )
         return props
 
@@ -413,12 +439,13 @@ class _Parser:
             return None  # CREATE TABLE, CREATE MATERIALIZED VIEW, ...: not ours
         if_not_exists = self.accept("IF", "NOT", "EXISTS")
         if or_replace and if_not_exists:
-            raise parse_error(
+            raise SparkSyntaxError(
                 "CREATE VIEW with both IF NOT EXISTS and REPLACE is not allowed.",
                 self.sql,
-                self.tokens[self.i - 3].start,
+                self.tokens[0].start,
+                "_LEGACY_ERROR_TEMP_0052",
             )
-        name = self.multipart("a view name")
+        name = self.multipart("a view name", _AFTER_CREATE)
         columns: tuple[ViewColumn, ...] = ()
         if self.at_type(TokenType.L_PAREN):
             columns = self.column_list()
@@ -430,16 +457,22 @@ class _Parser:
             tok = self.peek()
             clause = tok.text.upper() if self.is_word(tok) else ""  # type: ignore[union-attr]
             if clause in seen:
-                raise parse_error(f"Found duplicate clauses: {clause}", self.sql, tok.start)  # type: ignore[union-attr]
+                raise SparkSyntaxError(
+                    f"Found duplicate clauses: {clause}. Please, remove one of them.",
+                    self.sql,
+                    self.tokens[0].start,
+                    "DUPLICATE_CLAUSES",
+                )
             if self.accept("COMMENT"):
                 comment = self.string_lit("a string after COMMENT")
             elif self.accept("TBLPROPERTIES"):
                 properties = {k: v for k, v in self.property_list(values="required").items() if v is not None}
             elif self.accept("PARTITIONED", "ON"):
-                raise parse_error(
-                    "Operation not allowed: CREATE VIEW ... PARTITIONED ON ...",
+                raise SparkSyntaxError(
+                    "Operation not allowed: CREATE VIEW ... PARTITIONED ON.",
                     self.sql,
-                    tok.start,  # type: ignore[union-attr]
+                    self.tokens[0].start,
+                    _NOT_ALLOWED,
                 )
             elif self.accept("WITH", "SCHEMA"):
                 binding = self.schema_binding()
@@ -479,6 +512,7 @@ class _Parser:
             if tok is not None and tok.token_type in (TokenType.R_PAREN, TokenType.COMMA):
                 raise self.error("expected a column name in the view's column list")
             name = self.identifier("a column name in the view's column list")
+            self.check_break(_AFTER_COLUMN, dashes=False)
             comment = None
             if self.accept("COMMENT"):
                 comment = self.string_lit(f"a string after COMMENT for column {name}")
@@ -491,7 +525,7 @@ class _Parser:
         return tuple(cols)
 
     def alter_view(self) -> Statement | None:
-        name = self.multipart("a view name")
+        name = self.multipart("a view name", None)
         if self.accept("SET", "TBLPROPERTIES"):
             props = self.property_list(values="required")
             self.done()
@@ -524,7 +558,7 @@ class _Parser:
         if self.accept("VIEWS"):
             namespace = None
             if self.accept("IN") or self.accept("FROM"):
-                namespace = self.multipart("a namespace")
+                namespace = self.multipart("a namespace", _END)
             pattern = None
             if self.accept("LIKE"):
                 pattern = self.string_lit("a pattern string after LIKE")
@@ -533,13 +567,13 @@ class _Parser:
             self.done()
             return ShowViews(namespace, pattern)
         if self.accept("CREATE", "TABLE"):
-            name = self.multipart("a view name")
+            name = self.multipart("a view name", _AFTER_SHOW_CREATE)
             if self.at("AS", "SERDE"):
                 return None
             self.done()
             return ShowCreateTable(name)
         if self.accept("TBLPROPERTIES"):
-            name = self.multipart("a view name")
+            name = self.multipart("a view name", _END)
             key = None
             if self.accept_type(TokenType.L_PAREN):
                 key = self.property_key()
@@ -564,7 +598,7 @@ class _Parser:
             extended = True
         elif option_follows and self.accept("FORMATTED"):
             formatted = True
-        name = self.multipart("a view name")
+        name = self.multipart("a view name", _END)
         column: tuple[str, ...] | None = None
         tok = self.peek()
         if tok is not None and (tok.token_type == TokenType.IDENTIFIER or self.is_word(tok)):
