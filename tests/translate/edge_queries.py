@@ -143,6 +143,7 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
         "e:extract(DOW FROM dt)",
         "e:extract(WEEK FROM dt)",
     ),
+    "DayOfWeek": ("e:dayofweek(dt)", "e:dayofweek(ts)", "e:dayofweek(s)"),
     "AddMonths": ("e:add_months(dt, 1)", "e:add_months(dt, -12)", "e:add_months(ts, 1)"),
     # -------------------------------------------------------------------------- arrays and structs
     "ArrayContains": ("e:array_contains(arr, 'a')", "e:array_contains(iarr, 1)", "e:array_contains(arr, s)"),

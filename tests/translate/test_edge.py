@@ -35,19 +35,29 @@ from iceview.sql.translate import RULES, allowed_functions
 from iceview.sql.translate.policy import Refuse
 from translate.edge_data import CATALOG, EDGE, NAME, NAMESPACE, duckdb_connection, spark_frame
 from translate.edge_queries import EVIDENCE, UNREACHABLE_FROM_SPARK
+from translate.edge_queries_duckdb import EVIDENCE_FROM_DUCKDB
+
+UNREACHABLE: dict[tuple[str, str], dict[str, str]] = {("spark", "duckdb"): UNREACHABLE_FROM_SPARK}
+"""Per direction, the allow-listed classes no source SQL parses into."""
 
 
-def required_constructs() -> set[str]:
-    """What needs evidence: DuckDB's allow-list and every rule that lets a construct through from
-    Spark into DuckDB."""
-    names = set(allowed_functions("duckdb"))
+def required_constructs(source: str = "spark", target: str = "duckdb") -> set[str]:
+    """What needs evidence in a direction: the target's allow-list and every rule that lets a
+    construct through from ``source`` into ``target``: a call of given classes per class (for a
+    call narrowed to the allow-list, only the classes on it: the others are refused as functions),
+    a named construct by its name."""
+    allowed = set(allowed_functions(target))
+    names = set(allowed)
     for rule in RULES:
-        if rule.applies_to("spark", "duckdb") and not isinstance(rule.policy, Refuse):
+        if rule.applies_to(source, target) and not isinstance(rule.policy, Refuse):
             # a call of given classes needs evidence per class; a named construct by its name
-            names |= set(rule.construct.exact_names) or {rule.construct.name}
+            exact = set(rule.construct.exact_names)
+            if exact and rule.construct.tests:  # call(): only on the allow-list
+                exact &= allowed
+            names |= exact if rule.construct.exact_names else {rule.construct.name}
     # the generic "function call on the allow-list" is covered by the allow-list's classes
     names.discard("function call on the allow-list")
-    return names - set(UNREACHABLE_FROM_SPARK)
+    return names - set(UNREACHABLE.get((source, target), {}))
 
 
 @dataclass(frozen=True)
@@ -62,10 +72,10 @@ class Probe:
     columns: tuple[int, ...]
 
 
-def probes() -> list[Probe]:
-    """Every piece of evidence; aggregates per group and over no rows."""
+def probes(evidence: dict[str, tuple[str, ...]] | None = None) -> list[Probe]:
+    """Every piece of evidence (default: Spark's); aggregates per group and over no rows."""
     out: list[Probe] = []
-    for name, items in EVIDENCE.items():
+    for name, items in (EVIDENCE if evidence is None else evidence).items():
         shapes: dict[str, list[str]] = {"e": [], "a": []}
         for item in items:
             kind, _, text = item.partition(":")
@@ -94,16 +104,28 @@ def test_unreachable_classes_are_not_parsed_from_spark() -> None:
         assert not any(type(n).__name__ in UNREACHABLE_FROM_SPARK for n in tree.walk()), spelling
 
 
-def test_every_kept_construct_has_evidence() -> None:
-    missing = required_constructs() - set(EVIDENCE)
-    assert not missing, f"constructs translated into DuckDB without edge evidence: {sorted(missing)}"
+EDGE_EVIDENCE: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
+    ("spark", "duckdb"): EVIDENCE,
+    ("duckdb", "spark"): EVIDENCE_FROM_DUCKDB,
+}
+"""The edge suite's evidence per direction it runs (Trino's directions have their own tests)."""
 
 
-@pytest.mark.parametrize("name", sorted(n for n in EVIDENCE if hasattr(exp, n)))
-def test_evidence_exercises_its_construct(name: str) -> None:
+@pytest.mark.parametrize("direction", sorted(EDGE_EVIDENCE), ids="->".join)
+def test_every_kept_construct_has_evidence(direction: tuple[str, str]) -> None:
+    missing = required_constructs(*direction) - set(EDGE_EVIDENCE[direction])
+    assert not missing, f"constructs translated {direction} without edge evidence: {sorted(missing)}"
+
+
+@pytest.mark.parametrize(
+    ("direction", "name"),
+    sorted((d, n) for d, evidence in EDGE_EVIDENCE.items() for n in evidence if hasattr(exp, n)),
+    ids=lambda x: "->".join(x) if isinstance(x, tuple) else x,
+)
+def test_evidence_exercises_its_construct(direction: tuple[str, str], name: str) -> None:
     cls = getattr(exp, name)
-    for item in EVIDENCE[name]:
-        tree = sqlglot.parse_one(item.partition(":")[2], read="spark")
+    for item in EDGE_EVIDENCE[direction][name]:
+        tree = sqlglot.parse_one(item.partition(":")[2], read=direction[0])
         assert any(type(n) is cls or isinstance(n, cls) for n in tree.walk()), (name, item)
 
 

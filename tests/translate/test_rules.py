@@ -111,7 +111,8 @@ def test_refused_functions_are_on_no_allow_list() -> None:
     allowed = set().union(*(allowed_functions(d) for d in ("spark", "trino", "duckdb")))
     for rule in RULES:
         if rule.construct.exact_names and not rule.construct.tests:
-            assert isinstance(rule.policy, Refuse), rule
+            # refused everywhere, except for one direction's own rule (dayofweek into DuckDB)
+            assert isinstance(rule.policy, Refuse) or ANY not in (rule.source, rule.target), rule
             assert not (rule.construct.exact_names & allowed), rule
 
 

@@ -167,7 +167,9 @@ def test_other_directions() -> None:
     assert "integer-division" in codes("SELECT qty / 2 AS h FROM orders", "duckdb", source="trino")
     # into spark: a failing cast would become NULL in legacy mode
     assert "ansi-cast" in codes("SELECT CAST(note AS INTEGER) AS i FROM orders", "spark", source="trino")
-    assert tr("SELECT upper(note) AS u FROM orders", "spark", source="duckdb").sql.startswith("SELECT UPPER(")
+    assert tr("SELECT trim(note) AS u FROM orders", "spark", source="duckdb").sql.startswith("SELECT TRIM(")
+    # duckdb -> spark: case mapping of text differs (found on edge data, test_edge_duckdb.py)
+    assert "unicode-case" in codes("SELECT upper(note) AS u FROM orders", "spark", source="duckdb")
 
 
 def test_same_dialect_only_qualifies() -> None:

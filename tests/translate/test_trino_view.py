@@ -19,6 +19,7 @@ from pyiceberg.types import (
 )
 
 from iceview.sql import UnsafeTranslationError, translate
+from iceview.sql.translate.trino_rules import TRINO_RULE_CODES
 from iceview.sql.translate.trino_view import align_to_view, trino_type_name, view_contract_issues
 from translate.corpus import CASES, CUSTOMERS, EQUAL, NAMESPACE, ORDERS
 
@@ -93,6 +94,9 @@ def test_every_corpus_translation_into_trino_meets_the_contract() -> None:
                 view_schema=schema,
             )
         except UnsafeTranslationError as e:
+            # refused by what Trino's documentation says (trino_rules.py): not a contract failure
+            if set(e.codes) <= TRINO_RULE_CODES:
+                continue
             raise AssertionError(f"{case.name}: {e}") from e
         assert view_contract_issues(out.sql, schema) == [], case.name
         checked += 1

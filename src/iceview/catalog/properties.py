@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from iceview.errors import CommitFailedError, InvalidArgumentError
+from iceview.sql.translate.trino_catalogs import TRINO_CATALOG_NAME, TRINO_CATALOG_NAMES
 
 __all__ = [
     "COMMIT_MAX_RETRY_WAIT_MS",
@@ -19,6 +20,8 @@ __all__ = [
     "COMMIT_NUM_RETRIES",
     "COMMIT_TOTAL_RETRY_TIME_MS",
     "GC_ENABLED",
+    "TRINO_CATALOG_NAME",
+    "TRINO_CATALOG_NAMES",
     "VIEW_DEFAULT_PREFIX",
     "VIEW_OVERRIDE_PREFIX",
     "RetryPolicy",

@@ -31,12 +31,14 @@ from iceview.sql.translate.model import (
     DIALECTS,
     PROVENANCE_KEY,
     PROVENANCE_VERSION_KEY,
+    SPARK_ANSI_KEY,
     TableSchemas,
     Translation,
     TranslationIssue,
     UnsafeTranslationError,
     known_catalogs_of,
     provenance_summary,
+    spark_ansi_mode,
 )
 from iceview.sql.translate.pipeline import translate, translation_hook
 from iceview.sql.translate.rules import RULES
@@ -46,6 +48,7 @@ __all__ = [
     "PROVENANCE_KEY",
     "PROVENANCE_VERSION_KEY",
     "RULES",
+    "SPARK_ANSI_KEY",
     "TRINO_FUNCTIONS",
     "TableSchemas",
     "Translation",
@@ -54,6 +57,7 @@ __all__ = [
     "allowed_functions",
     "known_catalogs_of",
     "provenance_summary",
+    "spark_ansi_mode",
     "translate",
     "translation_hook",
 ]

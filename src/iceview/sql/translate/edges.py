@@ -5,11 +5,13 @@ decimal precision, day numbering, ...), as type-aware checks and exact rewrites.
 Each check refuses with a code documented in ``docs/translation.md``; each rewrite turns the
 construct into DuckDB's exact counterpart of Spark's result. Where ANSI and legacy Spark disagree
 (integer overflow wraps in legacy mode and raises in ANSI mode, DuckDB always raises), the
-translation is refused, since the translator does not know which mode the view was written for.
+translation is refused unless ``spark_ansi=True`` says the view's SQL is ANSI Spark SQL
+(:func:`~iceview.sql.translate.model.spark_ansi_mode` derives it from a view version).
 """
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
 
 from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, decimal_params, type_of
@@ -152,6 +154,39 @@ DECIMAL_PRODUCT = Check("decimal product within 38 digits", (_decimal_product,),
 WIDEN_DECIMAL_PRODUCT = Rewrite("widen a decimal product to Spark's precision", _widen_product)
 
 
+MAX_PRECISION = 38
+MINIMUM_ADJUSTED_SCALE = 6
+
+
+def spark_bounded(precision: int, scale: int) -> tuple[int, int]:
+    """Spark's result type when a decimal operation's precision exceeds 38, with
+    ``spark.sql.decimalOperations.allowPrecisionLoss=true`` (the default): the integer digits are
+    kept and the scale is cut, but not below ``min(scale, 6)``."""
+    if precision <= MAX_PRECISION:
+        return precision, scale
+    int_digits = precision - scale
+    return MAX_PRECISION, max(MAX_PRECISION - int_digits, min(scale, MINIMUM_ADJUSTED_SCALE))
+
+
+def spark_divide_type(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """Spark's result type of ``DECIMAL(p1, s1) / DECIMAL(p2, s2)``: scale ``max(6, s1 + p2 + 1)``,
+    precision ``p1 - s1 + s2 + scale``, then :func:`spark_bounded`."""
+    (p1, s1), (p2, s2) = a, b
+    scale = max(MINIMUM_ADJUSTED_SCALE, s1 + p2 + 1)
+    return spark_bounded(p1 - s1 + s2 + scale, scale)
+
+
+def spark_avg_type(a: tuple[int, int]) -> tuple[int, int]:
+    """Spark's result type of ``avg`` of a ``DECIMAL(p, s)``: ``DECIMAL(p + 4, s + 4)``, bounded at
+    38 digits each."""
+    p, s = a
+    return min(p + 4, MAX_PRECISION), min(s + 4, MAX_PRECISION)
+
+
+def _cast_to(node: exp.Expr, precision: int, scale: int) -> None:
+    node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build(f"DECIMAL({precision}, {scale})")))
+
+
 def _decimal_division(node: exp.Expr, ctx: Context) -> None:
     if _kind(node.this) != _T.DECIMAL and _kind(node.expression) != _T.DECIMAL:
         return
@@ -159,37 +194,58 @@ def _decimal_division(node: exp.Expr, ctx: Context) -> None:
     if a is None or b is None:
         ctx.add("decimal-division", node, "a decimal division with an operand of unknown type")
         return
-    (p1, s1), (p2, s2) = a, b
-    scale = max(6, s1 + p2 + 1)
-    precision = p1 - s1 + s2 + scale
+    precision, _ = spark_divide_type(a, b)
     if precision > DOUBLE_DIGITS:
         ctx.add(
             "decimal-division",
             node,
-            f"Spark divides decimals exactly (DECIMAL({min(precision, 38)}, ...)); DuckDB divides in doubles, exact to {DOUBLE_DIGITS} digits",
+            f"Spark divides decimals exactly (DECIMAL({precision}, ...)); DuckDB divides in doubles, exact to {DOUBLE_DIGITS} digits",
         )
+    else:
+        ctx.rewrites.append((DECIMAL_DIVISION_TYPE, node))
+
+
+def _cast_division(node: exp.Expr) -> None:
+    a, b = _decimal(node.this), _decimal(node.expression)
+    if a is not None and b is not None:
+        _cast_to(node, *spark_divide_type(a, b))
 
 
 DECIMAL_DIVISION = Check(
     "decimal division within a double's digits", (_decimal_division,), ("decimal-division",)
 )
+DECIMAL_DIVISION_TYPE = Rewrite("CAST(a / b AS DECIMAL(Spark's precision, scale))", _cast_division)
 
 
 def _decimal_avg(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
     if k == _T.DECIMAL:
         d = _decimal(node.this)
-        if d is None or d[0] + 4 > DOUBLE_DIGITS:
+        if d is None or spark_avg_type(d)[0] > DOUBLE_DIGITS:
             ctx.add(
                 "decimal-division",
                 node,
                 f"Spark's avg of a decimal is exact (DECIMAL(p + 4, s + 4)); DuckDB averages in doubles, exact to {DOUBLE_DIGITS} digits",
             )
+        else:
+            ctx.rewrites.append((DECIMAL_AVG_TYPE, node))
     elif k is None:
         ctx.add("decimal-division", node, "avg of an operand of unknown type (pass the table schemas)")
 
 
+def _cast_avg(node: exp.Expr) -> None:
+    d = _decimal(node.this)
+    if d is None:
+        return
+    # a window or FILTER around the call is part of the value
+    target = node
+    while isinstance(target.parent, (exp.Window, exp.Filter)):
+        target = target.parent
+    _cast_to(target, *spark_avg_type(d))
+
+
 DECIMAL_AVG = Check("avg of a decimal within a double's digits", (_decimal_avg,), ("decimal-division",))
+DECIMAL_AVG_TYPE = Rewrite("CAST(avg(x) AS DECIMAL(p + 4, s + 4))", _cast_avg)
 
 
 def _div_operands(node: exp.Expr, ctx: Context) -> None:
@@ -372,3 +428,45 @@ def _try_cast_text(node: exp.Expr, ctx: Context) -> None:
 
 
 TRY_CAST_TEXT = Check("try_cast of text", (_try_cast_text,), ("try-cast-text",))
+
+
+def _day_of_week(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) in (_T.DATE, _T.TIMESTAMPNTZ, _T.TIMESTAMP):
+        ctx.rewrites.append((DAY_OF_WEEK_SUNDAY_ONE, node))
+    else:
+        ctx.add(
+            "dayofweek",
+            node,
+            "dayofweek of anything but a date or timestamp (Spark casts text to a date first)",
+        )
+
+
+def _day_of_week_plus_one(node: exp.Expr) -> None:
+    # Spark numbers Sunday 1 .. Saturday 7, DuckDB's dayofweek Sunday 0 .. Saturday 6
+    node.replace(exp.Paren(this=exp.Add(this=node.copy(), expression=exp.Literal.number(1))))
+
+
+DAY_OF_WEEK = Check("dayofweek of a date or timestamp", (_day_of_week,), ("dayofweek",))
+DAY_OF_WEEK_SUNDAY_ONE = Rewrite("dayofweek(x) + 1", _day_of_week_plus_one)
+
+
+_THREE_VALUED_CONTAINS = (
+    "CASE WHEN __a IS NULL OR __v IS NULL THEN NULL WHEN LIST_CONTAINS(__a, __v) THEN TRUE "
+    "WHEN LEN(__a) > LIST_COUNT(__a) THEN NULL ELSE FALSE END"
+)
+
+
+def _array_contains_three_valued(node: exp.Expr) -> None:
+    # Spark: NULL when the value is not found and the array holds a NULL; DuckDB: false
+    parts = {"__a": node.this, "__v": node.expression}
+    tree = sqlglot.parse_one(_THREE_VALUED_CONTAINS, read="duckdb")
+    for column in list(tree.find_all(exp.Column)):
+        if column.name in parts:
+            column.replace(parts[column.name].copy())
+    node.replace(exp.Paren(this=tree))
+
+
+ARRAY_CONTAINS_NULLS = Rewrite(
+    "array_contains as Spark's three-valued CASE (NULL when not found and the array holds a NULL)",
+    _array_contains_three_valued,
+)

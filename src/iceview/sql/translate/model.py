@@ -3,6 +3,7 @@ version-summary keys that record a translation."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -11,7 +12,7 @@ from pyiceberg.schema import Schema
 from sqlglot import exp
 
 from iceview._version import __version__
-from iceview.errors import TranslationError
+from iceview.errors import InvalidArgumentError, TranslationError
 
 DIALECTS = ("spark", "trino", "duckdb")
 """The dialects :func:`translate` reads and writes."""
@@ -20,6 +21,10 @@ PROVENANCE_KEY = "iceview.translated-from"
 """Version-summary key: the dialect the added representations were translated from."""
 PROVENANCE_VERSION_KEY = "iceview.translator-version"
 """Version-summary key: the iceview version that translated them."""
+
+SPARK_ANSI_KEY = "iceview.spark-ansi"
+"""View property (or version-summary key) that says which semantics the view's Spark SQL has:
+``true`` for ``spark.sql.ansi.enabled=true``, ``false`` for legacy (non-ANSI) Spark."""
 
 TableSchemas: TypeAlias = Mapping[tuple[str, ...], Schema]
 """Schemas of the relations a query reads (tables and views), by qualified name, catalog first."""
@@ -85,3 +90,38 @@ def provenance_summary(source: str) -> dict[str, str]:
 def known_catalogs_of(*names: str | None, extra: Collection[str] = ()) -> frozenset[str]:
     """A set of catalog names for :func:`translate`'s ``known_catalogs``."""
     return frozenset(n for n in (*names, *extra) if n)
+
+
+_SPARK_VERSION = re.compile(r"(\d+)\.(\d+)")
+
+
+def spark_ansi_mode(
+    summary: Mapping[str, str] | None = None, properties: Mapping[str, str] | None = None
+) -> bool | None:
+    """Whether a view version's Spark SQL was written for ANSI Spark (None: not known).
+
+    In order: the version summary's ``iceview.spark-ansi`` (``true``/``false``), the view property
+    ``iceview.spark-ansi``, then the Spark default of the engine that wrote the version: a summary
+    with ``engine-name`` ``spark`` and an ``engine-version`` of Spark 4 or later is ANSI (Spark 4.0
+    turned ``spark.sql.ansi.enabled`` on by default), of Spark 3 or earlier is not. A session can
+    change that setting, so the default is only what the version records when nothing says
+    otherwise. Any other engine, or a version that cannot be read, gives None.
+
+    A value of ``iceview.spark-ansi`` other than ``true`` or ``false`` raises
+    :class:`~iceview.errors.InvalidArgumentError`."""
+    for where, values in (("version summary", summary), ("view property", properties)):
+        raw = (values or {}).get(SPARK_ANSI_KEY)
+        if raw is None:
+            continue
+        flag = raw.strip().lower()
+        if flag not in ("true", "false"):
+            raise InvalidArgumentError(f"Invalid {where} {SPARK_ANSI_KEY}={raw!r}: expected true or false")
+        return flag == "true"
+    if summary is None or summary.get("engine-name", "").strip().lower() != "spark":
+        return None
+    # the spec's examples spell the key engineVersion
+    version = summary.get("engine-version", summary.get("engineVersion", ""))
+    match = _SPARK_VERSION.search(version)
+    if match is None:
+        return None
+    return int(match.group(1)) >= 4

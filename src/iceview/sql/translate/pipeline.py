@@ -28,7 +28,7 @@ from iceview.sql.translate.model import (
 )
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
-from iceview.sql.translate.trino_view import align_to_view, view_contract_issues
+from iceview.sql.translate.trino_view import align_to_view, trino_output_issues
 from iceview.sql.types import spark_type_name
 
 
@@ -64,7 +64,9 @@ def translate(
     ``True``, integer arithmetic that may overflow is translated (ANSI Spark raises as the targets do).
 
     ``catalog_names`` maps the source engine's catalog names to the target's (e.g. Spark's ``prod``
-    is Trino's ``iceberg``): the output's qualified names use the target's.
+    is Trino's ``iceberg``): the output's qualified names use the target's. Into Trino, a relation
+    whose catalog the mapping does not name is refused (``trino-catalog-unknown``); see
+    :func:`~iceview.sql.translate.trino_catalogs.trino_catalog_names` for the properties that set it.
 
     ``view_schema`` (the view's stored schema) makes a ``trino`` translation meet Trino's view
     contract: its columns are cast to the stored types and named as stored, and the result is
@@ -80,15 +82,19 @@ def translate(
         spark_ansi=spark_ansi,
         catalog_names=catalog_names,
     )
-    if result.target != "trino" or view_schema is None or result.source == "trino":
+    if result.target != "trino" or result.source == "trino":
         return result
+    # every trino output is checked: Trino's view contract and its catalog names (trino_view.py)
+    aligned, issues = result.sql, []
     try:
-        aligned = align_to_view(result.sql, view_schema)
+        if view_schema is not None:
+            aligned = align_to_view(result.sql, view_schema)
     except TranslationError as e:
         issues = [TranslationIssue("view-contract", result.sql[:120], str(e))]
-        aligned = result.sql
     else:
-        issues = view_contract_issues(aligned, view_schema)
+        issues = trino_output_issues(aligned, view_schema, catalog_names)
+    if not issues and aligned == result.sql:
+        return result
     if issues and strict:
         raise UnsafeTranslationError(result.source, result.target, issues)
     return Translation(aligned, result.source, result.target, result.warnings + tuple(issues))
@@ -200,7 +206,7 @@ def _translate(
     return Translation(out, src, dst, tuple(issues))
 
 
-PIPELINE_CODES = frozenset({"unsupported", "does-not-bind", "view-contract"})
+PIPELINE_CODES = frozenset({"unsupported", "does-not-bind", "view-contract", "trino-catalog-unknown"})
 """The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
 
 

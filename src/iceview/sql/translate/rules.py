@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
+from iceview.sql.translate import edges_duckdb as ed
 from iceview.sql.translate.allowlists import ALLOWED
 from iceview.sql.translate.model import TranslationIssue
 from iceview.sql.translate.policy import (
@@ -30,6 +31,7 @@ from iceview.sql.translate.policy import (
     exactly,
     predicate,
 )
+from iceview.sql.translate.trino_rules import TRINO_RULES
 
 _T = exp.DataType.Type
 
@@ -294,11 +296,23 @@ RULES = RuleTable(
         Rule(call(exp.Pad), "spark", ANY, e.PAD_TEXT),
         Rule(call(exp.Reverse), "spark", ANY, e.REVERSE_TEXT),
         Rule(call(exp.ArrayContains), "spark", ANY, e.ARRAY_CONTAINS),
+        Rule(call(exp.ArrayContains), "spark", "duckdb", e.ARRAY_CONTAINS_NULLS),
         Rule(call(exp.Extract), "spark", ANY, e.EXTRACT_FIELD),
         Rule(call(exp.Extract), "spark", "duckdb", e.EXTRACT_FIELD_DUCKDB),
+        Rule(exactly(exp.DayOfWeek), "spark", "duckdb", e.DAY_OF_WEEK),
+        # found on edge data from DuckDB into Spark (tests/translate/test_edge_duckdb.py)
+        Rule(ARITHMETIC, "duckdb", "spark", c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS),
+        Rule(PRODUCT, "duckdb", "spark", c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS),
+        Rule(construct(exp.Div), "duckdb", "spark", ed.DECIMAL_IN_DOUBLES),
+        Rule(call(exp.Avg), "duckdb", "spark", ed.DECIMAL_IN_DOUBLES),
+        Rule(call(exp.Sum), "duckdb", "spark", ed.SUM_OF_INTEGERS),
+        Rule(construct(exp.IntDiv), "duckdb", "spark", ed.INT_DIV_OPERANDS),
+        Rule(call(exp.Upper, exp.Lower), "duckdb", "spark", e.UNICODE_CASE),
+        Rule(CAST, "duckdb", "spark", c.cast_check(ansi=True) + e.TRY_CAST_TEXT),
         # rewrites of what sqlglot generates wrongly
         Rule(TRUNC_UNIT, ANY, ANY, c.NORMALISE_TRUNC_UNIT),
         Rule(BARE_DECIMAL, "spark", ANY, c.SPARK_DECIMAL),
+        *TRINO_RULES,  # Trino's documented semantics (trino_rules.py, trino_reference.py)
     ]
 )
 """Every rule of the translation, by construct and direction."""

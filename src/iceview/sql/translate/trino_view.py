@@ -5,10 +5,15 @@ the stored one (``StatementAnalyzer.checkViewStaleness``); otherwise ``VIEW_IS_S
 :func:`align_to_view` makes a translation meet it: the query becomes a subquery whose columns are
 cast to the Trino types of the stored columns and aliased to their names.
 :func:`view_contract_issues` checks a ``trino`` representation against a view schema, parsing it
-with sqlglot's Trino dialect (no Trino server here).
+with sqlglot's Trino dialect (no Trino server here): the column count, each name, and that each
+column's type (proven by a cast, or a NULL) is one Trino coerces implicitly to the stored type
+(:func:`~.trino_types.can_coerce`). :func:`trino_output_issues` adds the catalog-name check
+(:mod:`.trino_catalogs`); :func:`~iceview.sql.translate.translate` runs it on every ``trino`` output.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import sqlglot
 from pyiceberg.schema import Schema
@@ -17,11 +22,19 @@ from sqlglot.errors import SqlglotError
 
 from iceview.errors import TranslationError
 from iceview.sql.translate.model import TranslationIssue
+from iceview.sql.translate.trino_catalogs import unknown_catalog_issues
+from iceview.sql.translate.trino_types import can_coerce
 from iceview.sql.types import trino_type_name
 
-__all__ = ["VIEW_CONTRACT_CODES", "align_to_view", "trino_type_name", "view_contract_issues"]
+__all__ = [
+    "VIEW_CONTRACT_CODES",
+    "align_to_view",
+    "trino_output_issues",
+    "trino_type_name",
+    "view_contract_issues",
+]
 
-VIEW_CONTRACT_CODES = frozenset({"view-contract"})
+VIEW_CONTRACT_CODES = frozenset({"view-contract", "trino-catalog-unknown"})
 
 
 def _q(name: str) -> str:
@@ -39,14 +52,11 @@ def align_to_view(sql: str, schema: Schema) -> str:
     return f"SELECT {casts} FROM ({sql}) AS {_q('__v')}({', '.join(_q(c) for c in inner)})"
 
 
-def _same_type(a: exp.DataType, b: exp.DataType) -> bool:
-    return a.sql("trino").replace(" ", "").upper() == b.sql("trino").replace(" ", "").upper()
-
-
 def view_contract_issues(sql: str, schema: Schema) -> list[TranslationIssue]:
     """Why Trino would find the view stale: not one query, a column count or name that differs
-    from the schema's, or a column that is not cast to (or of) the stored type. Types are proven
-    only by a cast to the stored type (no Trino server computes the expression's type here)."""
+    from the schema's, or a column whose type Trino would not coerce to the stored one. A column's
+    type is proven by a cast (or a NULL); no Trino server computes an expression's type here, so
+    any other column is reported as not proven."""
 
     def issue(reason: str) -> list[TranslationIssue]:
         return [TranslationIssue("view-contract", sql if len(sql) <= 120 else sql[:117] + "...", reason)]
@@ -76,6 +86,24 @@ def view_contract_issues(sql: str, schema: Schema) -> list[TranslationIssue]:
         except (TranslationError, SqlglotError) as e:
             problems += issue(f"column {f.name!r}: {e}")
             continue
-        if not (isinstance(value, exp.Cast) and _same_type(value.to, stored)):
+        if isinstance(value, exp.Null):
+            continue
+        if not isinstance(value, exp.Cast):
             problems += issue(f"column {f.name!r} is not cast to the stored type {stored.sql('trino')}")
+        elif not can_coerce(value.to, stored):
+            problems += issue(
+                f"column {f.name!r} is {value.to.sql('trino')}, which Trino does not coerce to the "
+                f"stored type {stored.sql('trino')}"
+            )
     return problems
+
+
+def trino_output_issues(
+    sql: str, schema: Schema | None, catalog_names: Mapping[str, str] | None
+) -> list[TranslationIssue]:
+    """Every check of a ``trino`` output: the view contract against ``schema`` (when known) and,
+    with a catalog-name mapping, that every relation names a known Trino catalog."""
+    issues = view_contract_issues(sql, schema) if schema is not None else []
+    if catalog_names is not None:
+        issues += unknown_catalog_issues(sql, catalog_names)
+    return issues

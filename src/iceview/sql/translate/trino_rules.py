@@ -1,0 +1,298 @@
+"""The rules of the Trino directions (Spark -> Trino, Trino -> Spark, Trino -> DuckDB) that follow
+from Trino's documented semantics (:mod:`.trino_reference` records each reference).
+
+No Trino server runs here, so every construct accepted with Trino on either side rests on Trino's
+function documentation; where that documentation gives another NULL, overflow, type or text
+behaviour than Spark's (or DuckDB's), the construct is rewritten into the exact counterpart or
+refused with a named code. :data:`TRINO_RULES` is spliced into :data:`~.rules.RULES`.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from iceview.sql.translate import checks as c
+from iceview.sql.translate import edges as e
+from iceview.sql.translate.allowlists import ALLOWED
+from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, decimal_params, type_of
+from iceview.sql.translate.policy import Check, Construct, Context, Rewrite, Rule, construct, exactly
+from iceview.sql.translate.trino_reference import DOCS, TRINO_SOURCE_TARGETS, UNREFERENCED_RULES
+
+__all__ = ["TRINO_RULES", "TRINO_RULE_CODES"]
+
+_T = exp.DataType.Type
+_DOCS = f"{DOCS}/functions"
+
+
+def _call(*classes: type[exp.Expr]) -> Construct:
+    # a call of one of ``classes`` on the target's allow-list (as rules.call, without importing it)
+    base = exactly(*classes)
+    return base.where(
+        f"{base.name} (allowed)", lambda n, ctx: type(n).__name__ in ALLOWED.get(ctx.target, frozenset())
+    )
+
+
+def _kind(node: exp.Expr) -> exp.DType | None:
+    t = type_of(node)
+    return t.this if t is not None else None
+
+
+# --------------------------------------------------------------------------------------------------
+# strings
+
+
+def _trim_spaces(node: exp.Expr) -> None:
+    # Spark's trim/ltrim/rtrim remove spaces only; Trino's remove whitespace, unless given characters
+    if node.args.get("expression") is None:
+        node.set("expression", exp.Literal.string(" "))
+        if node.args.get("position") is None:
+            node.set("position", "BOTH")
+
+
+TRIM_SPACES = Rewrite("TRIM(BOTH ' ' FROM s): Spark trims spaces only", _trim_spaces)
+
+
+def _trim_whitespace(node: exp.Expr, ctx: Context) -> None:
+    if node.args.get("expression") is None:
+        ctx.add(
+            "trim-whitespace",
+            node,
+            f"Trino's trim removes leading and trailing whitespace ({_DOCS}/string.html); Spark's and DuckDB's remove spaces only",
+        )
+
+
+TRIM_WHITESPACE = Check("trim with explicit characters", (_trim_whitespace,), ("trim-whitespace",))
+
+
+def _replace_search(node: exp.Expr, ctx: Context) -> None:
+    search = node.args.get("expression")
+    if not (isinstance(search, exp.Literal) and search.is_string and search.name):
+        ctx.add(
+            "replace-empty",
+            node,
+            "replace with an empty (or non-literal) search: Trino inserts the replacement around every character, Spark returns the string unchanged",
+        )
+
+
+REPLACE_SEARCH = Check("replace of a non-empty literal", (_replace_search,), ("replace-empty",))
+
+_SAME_TEXT = frozenset({*TEXT, *INTEGERS, _T.DECIMAL, _T.DATE, _T.BOOLEAN})
+"""Types whose text form is the same in Spark and Trino (a double is ``1.0`` in Spark and ``1.0E0``
+in Trino; a timestamp keeps its zero microseconds in Trino)."""
+
+
+def _concat_args(node: exp.Expr, ctx: Context) -> None:
+    args = node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]
+    for arg in args:
+        if isinstance(arg, exp.Literal) and arg.is_string:
+            continue
+        if _kind(arg) not in _SAME_TEXT:
+            ctx.add(
+                "concat-text",
+                node,
+                "concat of a value that is not text, a number with an exact text form, a date or a boolean "
+                "(or of unknown type): Spark and Trino write doubles and timestamps as different text",
+            )
+            return
+
+
+CONCAT_TEXT = Check("concat of values with the same text form", (_concat_args,), ("concat-text",))
+
+
+# --------------------------------------------------------------------------------------------------
+# numbers
+
+
+def _widen_sum(node: exp.Expr) -> None:
+    # Spark sums integers in BIGINT and decimal(p, s) in decimal(p + 10, s); Trino's documented
+    # result type is the input's, so the input is widened to Spark's result type first
+    arg = node.this
+    k = _kind(arg)
+    if k in INTEGERS and k != _T.BIGINT:
+        node.set("this", exp.Cast(this=arg, to=exp.DataType.build("BIGINT")))
+    elif k == _T.DECIMAL:
+        t = type_of(arg)
+        params = decimal_params(t) if t is not None else None
+        if params is not None:
+            p, s = params
+            to = exp.DataType.build(f"DECIMAL({min(38, p + 10)}, {s})")
+            node.set("this", exp.Cast(this=arg, to=to))
+
+
+WIDEN_SUM = Rewrite("sum in Spark's result type", _widen_sum)
+
+
+def _decimal_avg(node: exp.Expr, ctx: Context) -> None:
+    k = _kind(node.this)
+    if k is None or k == _T.DECIMAL:
+        ctx.add(
+            "decimal-avg",
+            node,
+            "avg of a decimal (or of an unknown type): Spark returns decimal(p + 4, s + 4), Trino's documented result is a double",
+        )
+
+
+DECIMAL_AVG = Check("avg of integers or floating-point values", (_decimal_avg,), ("decimal-avg",))
+
+
+def _nan_ordering(node: exp.Expr, ctx: Context) -> None:
+    k = _kind(node.this)
+    if k is None or k in FLOATS:
+        ctx.add(
+            "nan-ordering",
+            node,
+            "min/max of a floating-point value (or of an unknown type): Spark orders NaN above every number, "
+            "Trino's documentation gives no NaN ordering",
+        )
+
+
+NAN_ORDERING = Check("min/max of a non-floating value", (_nan_ordering,), ("nan-ordering",))
+
+
+def _nan_comparison(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) in FLOATS or _kind(node.expression) in FLOATS:
+        ctx.add(
+            "nan-semantics",
+            node,
+            "comparing floating-point values: Spark (and DuckDB) treat NaN as equal to NaN and above every number, "
+            "Trino's documentation does not",
+        )
+
+
+NAN_COMPARISON = Check("comparison of non-floating values", (_nan_comparison,), ("nan-semantics",))
+
+
+def _java_pow(node: exp.Expr, ctx: Context) -> None:
+    ctx.add(
+        "libm",
+        node,
+        "power() may differ in the last bit: Spark computes StrictMath.pow, Trino's documentation gives no accuracy",
+    )
+
+
+JAVA_POW = Check("power", (_java_pow,), ("libm",))
+
+
+def _integer_div(node: exp.Expr) -> None:
+    # Spark's DIV of integers truncates towards zero in BIGINT, as Trino's '/' of BIGINTs does
+    # (sqlglot's default goes through a double, inexact beyond 2^53). The operands move rather
+    # than being copied, so rewrites scheduled inside them still apply.
+    bigint = exp.DataType.build("BIGINT")
+    this, expression = node.this, node.expression
+    node.replace(
+        exp.Div(
+            this=exp.Cast(this=this, to=bigint.copy()),
+            expression=exp.Cast(this=expression, to=bigint.copy()),
+            typed=True,
+            safe=False,
+        )
+    )
+
+
+INTEGER_DIV = Rewrite("CAST(a AS BIGINT) / CAST(b AS BIGINT)", _integer_div)
+
+
+def _decimal_quotient(node: exp.Expr, ctx: Context) -> None:
+    kinds = [_kind(node.this), _kind(node.expression)]
+    if _T.DECIMAL in kinds or None in kinds:
+        ctx.add(
+            "decimal-division",
+            node,
+            "division of decimals (or of an unknown type): Trino's quotient has scale max(xs, ys) "
+            f"({DOCS}/functions/decimal.html), Spark's at least 6 digits more",
+        )
+
+
+DECIMAL_QUOTIENT = Check(
+    "division of integers or floating-point values", (_decimal_quotient,), ("decimal-division",)
+)
+
+
+def _round_ties(node: exp.Expr, ctx: Context) -> None:
+    ctx.add(
+        "trino-unreferenced",
+        node,
+        "round(): Trino's documentation does not say how ties are broken (Spark rounds half up)",
+    )
+
+
+ROUND_TIES = Check("round", (_round_ties,), ("trino-unreferenced",))
+
+
+def _text_to_timestamp(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) not in (_T.DATE, _T.TIMESTAMP, _T.TIMESTAMPNTZ, _T.TIMESTAMPTZ, _T.TIMESTAMPLTZ):
+        ctx.add(
+            "trino-unreferenced",
+            node,
+            "a cast of text (or of an unknown type) to a timestamp: Trino's documentation does not list the text forms it accepts",
+        )
+
+
+TEXT_TO_TIMESTAMP = Check(
+    "timestamp() of a date or timestamp", (_text_to_timestamp,), ("trino-unreferenced",)
+)
+
+
+def _then(rewrite: Rewrite) -> Check:
+    """A check that only schedules ``rewrite`` (so a rule can check and rewrite)."""
+
+    def schedule(node: exp.Expr, ctx: Context) -> None:
+        ctx.rewrites.append((rewrite, node))
+
+    return Check(rewrite.name, (schedule,), ())
+
+
+# --------------------------------------------------------------------------------------------------
+# the rows spliced into the rules table
+
+_COMPARISON = construct(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, name="comparison")
+_ARITHMETIC = construct(exp.Add, exp.Sub, name="integer or decimal arithmetic")
+_PRODUCT = construct(exp.Mul, name="multiplication")
+_DIV_BY_NON_ZERO = _call(exp.IntDiv).where(
+    "DIV by a non-zero divisor", lambda n, ctx: not c.divisor_may_be_zero(n, ctx)
+)
+
+
+def _from_trino(what: Construct, policy: Check) -> tuple[Rule, ...]:
+    """The rule for ``what`` from Trino into each other dialect."""
+    return tuple(Rule(what, "trino", target, policy) for target in TRINO_SOURCE_TARGETS)
+
+
+TRINO_RULES: tuple[Rule, ...] = (
+    # Spark -> Trino
+    Rule(_call(exp.Trim), "spark", "trino", TRIM_SPACES),
+    Rule(_call(exp.Replace), "spark", "trino", REPLACE_SEARCH),
+    Rule(_call(exp.Concat), "spark", "trino", CONCAT_TEXT),
+    Rule(construct(exp.DPipe), "spark", "trino", CONCAT_TEXT),
+    Rule(_call(exp.Sum), "spark", "trino", e.SUM_OVERFLOW + _then(WIDEN_SUM)),
+    Rule(_call(exp.Avg), "spark", "trino", DECIMAL_AVG),
+    Rule(_call(exp.Min, exp.Max), "spark", "trino", NAN_ORDERING),
+    Rule(_COMPARISON, "spark", "trino", c.IMPLICIT_CONVERSION + NAN_COMPARISON),
+    Rule(_call(exp.Pow), "spark", "trino", JAVA_POW),
+    Rule(_DIV_BY_NON_ZERO, "spark", "trino", e.DIV_OPERANDS + _then(INTEGER_DIV)),
+    Rule(_call(exp.TimeStrToTime), "spark", "trino", TEXT_TO_TIMESTAMP),
+    Rule(_call(exp.Round), "spark", "trino", c.ROUND_FLOATING + e.ROUND_INTEGER + ROUND_TIES),
+    Rule(construct(exp.Div), "spark", "trino", e.DECIMAL_DIVISION + DECIMAL_QUOTIENT),
+    # Trino -> Spark and Trino -> DuckDB
+    # (per target, so that no rule of another direction's target outranks them)
+    *_from_trino(_call(exp.Trim), TRIM_WHITESPACE),
+    *_from_trino(_call(exp.Replace), REPLACE_SEARCH),
+    *_from_trino(_call(exp.Upper, exp.Lower), e.UNICODE_CASE),
+    *_from_trino(_call(exp.Avg), DECIMAL_AVG),
+    *_from_trino(_call(exp.Min, exp.Max), NAN_ORDERING),
+    *_from_trino(_COMPARISON, c.IMPLICIT_CONVERSION + NAN_COMPARISON),
+    # Trino raises on integer overflow; legacy Spark would wrap and return rows
+    Rule(_ARITHMETIC, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
+    Rule(_PRODUCT, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
+    Rule(construct(exp.Neg), "trino", "spark", e.INTEGER_OVERFLOW),
+    Rule(_call(exp.Abs), "trino", "spark", e.INTEGER_OVERFLOW),
+    Rule(_call(exp.Sum), "trino", "spark", e.SUM_OVERFLOW),
+    Rule(construct(exp.Div), "trino", "spark", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
+    Rule(construct(exp.Div), "trino", "duckdb", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
+    # what Trino's documentation does not settle
+    *UNREFERENCED_RULES,
+)
+"""The Trino rows of the rules table."""
+
+TRINO_RULE_CODES = frozenset(code for r in TRINO_RULES for code in r.codes())
+"""Every refusal code the Trino rows may give."""

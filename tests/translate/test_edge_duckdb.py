@@ -1,0 +1,294 @@
+"""The differential edge suite from DuckDB into Spark: every construct the rules table keeps, checks
+or rewrites from DuckDB into Spark (``edge_queries_duckdb.py``) is executed in DuckDB (the view's
+source) on the edge table, and its translation in Spark 3.5.9 under ``spark.sql.ansi.enabled=false``
+and ``=true`` (the mode of the Spark that reads the view).
+
+Rows are compared the way a Spark reader sees a view that DuckDB's SQL defines: the view's schema is
+DuckDB's result, so Spark's result is cast to those types (``HUGEINT`` is stored as
+``DECIMAL(38, 0)``), then compared with ``test_edge.py``'s comparator (decimals at that scale,
+doubles exactly with NaN equal to NaN, timestamps to the microsecond, arrays in order). A
+translation that gives other rows, or raises in Spark where DuckDB returns rows, is *wrong*. Where
+DuckDB raises (integer overflow on the edge data), the view has no rows to compare.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from iceview.errors import TranslationError
+from iceview.sql import UnsafeTranslationError, translate
+from translate.edge_data import CATALOG, EDGE, NAME, NAMESPACE, duckdb_connection, spark_frame
+from translate.edge_queries_duckdb import EVIDENCE_FROM_DUCKDB
+from translate.test_edge import REPORT_LINES, Outcome, Probe, _key, _norm, _same, probes
+
+_T = exp.DataType.Type
+_SIMPLE = {
+    _T.BOOLEAN: "BOOLEAN",
+    _T.TINYINT: "INT",
+    _T.SMALLINT: "INT",
+    _T.INT: "INT",
+    _T.BIGINT: "BIGINT",
+    _T.INT128: "DECIMAL(38, 0)",
+    _T.FLOAT: "FLOAT",
+    _T.DOUBLE: "DOUBLE",
+    _T.VARCHAR: "STRING",
+    _T.TEXT: "STRING",
+    _T.DATE: "DATE",
+    _T.TIMESTAMP: "TIMESTAMP_NTZ",
+    _T.TIMESTAMPTZ: "TIMESTAMP",
+    _T.BLOB: "BINARY",
+    _T.VARBINARY: "BINARY",
+}
+
+
+class NotAViewType(Exception):
+    """DuckDB's result has a type no Iceberg view stores (an interval, an unsigned integer)."""
+
+
+def spark_type_of(duckdb_type: str) -> str:
+    """The Spark type of the view column that stores a DuckDB result column of ``duckdb_type``."""
+    return _spark_type(exp.DataType.build(duckdb_type, dialect="duckdb"))
+
+
+def _spark_type(t: exp.DataType) -> str:
+    if t.this in _SIMPLE:
+        return _SIMPLE[t.this]
+    if t.this == _T.DECIMAL:
+        p, s = (int(x.name) for x in t.expressions) if t.expressions else (18, 3)
+        return f"DECIMAL({p}, {s})"
+    if t.this == _T.ARRAY:
+        return f"ARRAY<{_spark_type(t.expressions[0])}>"
+    if t.this == _T.STRUCT:
+        fields = []
+        for f in t.expressions:
+            assert isinstance(f, exp.ColumnDef), f
+            kind = f.args["kind"]
+            assert isinstance(kind, exp.DataType)
+            fields.append(f"`{f.name}`: {_spark_type(kind)}")
+        return "STRUCT<" + ", ".join(fields) + ">"
+    raise NotAViewType(f"no Iceberg type for DuckDB's {t.sql('duckdb')}")
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Source:
+    """DuckDB's result of a probe: the Spark types of its columns and its rows (None: it raised)."""
+
+    types: list[str]
+    rows: list[tuple[Any, ...]] | None
+    error: str = ""
+
+
+def duckdb_source(con: Any, sql: str) -> Source:
+    try:
+        rel = con.sql(sql)
+        types = [spark_type_of(str(t)) for t in rel.types]
+        table = rel.arrow()
+        if hasattr(table, "read_all"):
+            table = table.read_all()
+        columns = [c.to_pylist() for c in table.columns]
+        return Source(types, list(zip(*columns, strict=True)))
+    except NotAViewType as e:
+        return Source([], None, f"not a view: {e}")
+    except Exception as e:  # DuckDB raised: the view has no rows
+        return Source([], None, str(e).splitlines()[0][:200])
+
+
+def to_spark(sql: str, spark_ansi: bool | None) -> tuple[str | None, str]:
+    """The probe's Spark translation, with the edge table named as the Spark session has it."""
+    try:
+        out = translate(
+            sql,
+            "duckdb",
+            "spark",
+            default_catalog=CATALOG,
+            default_namespace=[NAMESPACE],
+            schemas={NAME: EDGE},
+            spark_ansi=spark_ansi,
+        ).sql
+    except UnsafeTranslationError as e:
+        return None, ",".join(e.codes)
+    except TranslationError as e:
+        return None, f"error: {e}"
+    tree = sqlglot.parse_one(out, read="spark")
+    for table in tree.find_all(exp.Table):
+        if table.catalog == CATALOG:
+            table.set("catalog", None)
+            table.set("db", None)
+    return tree.sql(dialect="spark"), ""
+
+
+@dataclass
+class Leg:
+    """A translated probe to run in Spark in ``modes``."""
+
+    probe: Probe
+    spark_sql: str
+    source: Source
+    modes: tuple[str, ...]
+
+
+def _cast(node: exp.Expr, spark_type: str, alias: str) -> exp.Expr:
+    value = node.this if isinstance(node, exp.Alias) else node
+    return exp.alias_(exp.Cast(this=value.copy(), to=exp.DataType.build(spark_type, dialect="spark")), alias)
+
+
+def spark_batches(legs: list[Leg]) -> dict[str, tuple[str, list[tuple[Leg, tuple[int, ...]]]]]:
+    """Spark queries that run many legs at once: the legs of one shape (the same query around their
+    last column) become the columns of one query, every column cast to the view's type."""
+    batches: dict[str, tuple[exp.Select, list[tuple[Leg, tuple[int, ...]]]]] = {}
+    singles: dict[str, tuple[str, list[tuple[Leg, tuple[int, ...]]]]] = {}
+    for leg in legs:
+        tree = sqlglot.parse_one(leg.spark_sql, read="spark")
+        width = len(leg.source.types)
+        if not leg.probe.columns or not isinstance(tree, exp.Select) or len(tree.expressions) != width:
+            wrapped = sqlglot.parse_one(
+                "SELECT "
+                + ", ".join(f"CAST(__c{k} AS {t}) AS __c{k}" for k, t in enumerate(leg.source.types))
+                + f" FROM ({leg.spark_sql}) AS __v("
+                + ", ".join(f"__c{k}" for k in range(width))
+                + ")",
+                read="spark",
+            )
+            singles[f"{leg.modes}:{leg.spark_sql}"] = (
+                wrapped.sql(dialect="spark"),
+                [(leg, tuple(range(width)))],
+            )
+            continue
+        frame = tree.copy()
+        last = frame.expressions[-1]
+        frame.set("expressions", frame.expressions[:-1])
+        key = f"{leg.modes}:{frame.sql(dialect='spark')}"
+        if key not in batches:
+            leading = [
+                _cast(e, t, f"__l{k}")
+                for k, (e, t) in enumerate(zip(frame.expressions, leg.source.types, strict=False))
+            ]
+            frame.set("expressions", leading)
+            batches[key] = (frame, [])
+        batch, members = batches[key]
+        lead = width - 1
+        column = len(batch.expressions)
+        batch.set("expressions", [*batch.expressions, _cast(last, leg.source.types[-1], f"__c{column}")])
+        members.append((leg, (*range(lead), column)))
+    out = {k: (b.sql(dialect="spark"), m) for k, (b, m) in batches.items()}
+    return {**out, **singles}
+
+
+def _spark_rows(spark: Any, sql: str) -> tuple[list[tuple[Any, ...]] | None, str]:
+    try:
+        return [tuple(r) for r in spark.sql(sql).collect()], ""
+    except Exception as e:
+        return None, str(e).splitlines()[0][:300]
+
+
+def run_in_spark(
+    spark: Any, legs: list[Leg], mode: str
+) -> dict[int, tuple[list[tuple[Any, ...]] | None, str]]:
+    """Each leg's Spark rows (by ``id(leg)``) in the session's mode: from its batch, or on its own
+    when the batch raised."""
+    results: dict[int, tuple[list[tuple[Any, ...]] | None, str]] = {}
+    for batch_sql, members in spark_batches([leg for leg in legs if mode in leg.modes]).values():
+        rows, error = _spark_rows(spark, batch_sql)
+        if rows is None and len(members) > 1:
+            for leg, _ in members:
+                alone_sql, alone = next(iter(spark_batches([leg]).values()))
+                alone_rows, alone_error = _spark_rows(spark, alone_sql)
+                cols = alone[0][1]
+                results[id(leg)] = (
+                    None if alone_rows is None else [tuple(r[c] for c in cols) for r in alone_rows],
+                    alone_error,
+                )
+            continue
+        for leg, cols in members:
+            results[id(leg)] = (None if rows is None else [tuple(r[c] for c in cols) for r in rows], error)
+    return results
+
+
+def compare(leg: Leg, by_mode: dict[str, dict[int, tuple[list[tuple[Any, ...]] | None, str]]]) -> Outcome:
+    probe = leg.probe
+    ordered = sqlglot.parse_one(probe.sql, read="duckdb").args.get("order") is not None
+    outcome = Outcome(probe.construct, probe.sql, "translated" if len(leg.modes) == 2 else "translated-ansi")
+    for mode in leg.modes:
+        if leg.source.rows is None:
+            outcome.modes[mode] = f"duckdb raises: {leg.source.error}"
+            continue
+        rows, error = by_mode[mode][id(leg)]
+        if rows is None:
+            return Outcome(
+                probe.construct, probe.sql, "wrong", f"ansi={mode}: {leg.spark_sql}\n  spark raises: {error}"
+            )
+        a = [tuple(_norm(v) for v in r) for r in leg.source.rows]
+        b = [tuple(_norm(v) for v in r) for r in rows]
+        if not ordered:
+            a.sort(key=_key)
+            b.sort(key=_key)
+        if len(a) != len(b) or not all(_same(x, y) for x, y in zip(a, b, strict=False)):
+            diff = next(((x, y) for x, y in zip(a, b, strict=False) if not _same(x, y)), (len(a), len(b)))
+            return Outcome(
+                probe.construct, probe.sql, "wrong", f"ansi={mode}: {leg.spark_sql}\n  duckdb, spark: {diff}"
+            )
+        outcome.modes[mode] = "equal"
+    return outcome
+
+
+@pytest.mark.java
+def test_edge_suite_from_duckdb(java_spark: Any) -> None:
+    spark = java_spark.spark
+    started = time.monotonic()
+    con = duckdb_connection()
+    con.execute(f"USE {CATALOG}.{NAMESPACE}")
+    legs: list[Leg] = []
+    results: list[Outcome] = []
+    for probe in probes(EVIDENCE_FROM_DUCKDB):
+        source = duckdb_source(con, probe.sql)
+        out, codes = to_spark(probe.sql, None)
+        modes: tuple[str, ...] = ("false", "true")
+        if out is None and codes != "does-not-bind":
+            out, _ = to_spark(probe.sql, True)
+            modes = ("true",)
+        if out is None:
+            results.append(Outcome(probe.construct, probe.sql, "refused", codes))
+        elif source.error.startswith("not a view"):
+            results.append(Outcome(probe.construct, probe.sql, "not-a-view", source.error))
+        else:
+            legs.append(Leg(probe, out, source, modes))
+    con.close()
+    frame = spark_frame(spark).cache()
+    frame.count()
+    frame.createOrReplaceTempView("t")
+    previous = spark.conf.get("spark.sql.ansi.enabled")
+    try:
+        by_mode = {}
+        for mode in ("false", "true"):
+            spark.conf.set("spark.sql.ansi.enabled", mode)
+            by_mode[mode] = run_in_spark(spark, [leg for leg in legs if leg.source.rows is not None], mode)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", previous)
+        spark.catalog.dropTempView("t")
+        frame.unpersist()
+    results += [compare(leg, by_mode) for leg in legs]
+    counts = Counter(r.status for r in results)
+    refusals = Counter(code for r in results if r.status == "refused" for code in r.detail.split(","))
+    summary = (
+        f"edge suite (duckdb -> spark, ANSI off and on): {len(results)} queries; "
+        f"{counts['translated']} translated, {counts['refused']} refused, {counts['wrong']} wrong, "
+        f"{counts['translated-ansi']} more translated for ANSI Spark (spark_ansi=True), "
+        f"{counts['not-a-view']} not a view type; {time.monotonic() - started:.1f} s\n"
+        f"refusals: {dict(sorted(refusals.items()))}"
+    )
+    print(summary)
+    REPORT_LINES.append(summary)
+    bad = [f"[{r.status}] {r.construct}: {r.sql}\n  {r.detail}" for r in results if r.status == "wrong"]
+    assert not bad, summary + "\n" + "\n".join(bad)
+    assert counts["translated"] > 50, summary
+    assert time.monotonic() - started < 90, summary

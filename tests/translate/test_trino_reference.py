@@ -1,0 +1,211 @@
+"""The evidence for Trino (iceview.sql.translate.trino_reference, trino_rules): every function class
+accepted with Trino on either side has a documented reference or is refused, each reference names
+Trino's documentation and a verdict the rules table gives, and the rules that follow from Trino's
+documented semantics rewrite or refuse what differs from Spark's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sqlglot
+from pyiceberg.schema import Schema
+from sqlglot import exp
+
+from iceview.sql import UnsafeTranslationError, translate
+from iceview.sql.translate import RULES
+from iceview.sql.translate.allowlists import ALLOWED
+from iceview.sql.translate.pipeline import PIPELINE_CODES
+from iceview.sql.translate.policy import Context, Refuse
+from iceview.sql.translate.trino_reference import (
+    DOCS,
+    REFERENCES,
+    TRINO_SOURCE_UNREFERENCED,
+    TRINO_TARGET_UNREFERENCED,
+    accepted_from_trino,
+    accepted_into_trino,
+)
+from translate.edge_data import CATALOG, EDGE, NAME, NAMESPACE
+
+
+def _rule_for(name: str, source: str, target: str) -> object:
+    node = getattr(exp, name)()
+    return RULES.lookup(node, Context(source, target))
+
+
+def test_every_construct_accepted_into_trino_has_a_reference() -> None:
+    missing = sorted(accepted_into_trino() - set(REFERENCES))
+    assert not missing, f"on Trino's allow-list without a documented reference: {missing}"
+
+
+@pytest.mark.parametrize("target", ["spark", "duckdb"])
+def test_every_construct_accepted_from_trino_has_a_reference_or_is_refused(target: str) -> None:
+    for name in sorted(ALLOWED[target]):
+        rule = _rule_for(name, "trino", target)
+        refused = rule is not None and isinstance(rule.policy, Refuse)  # type: ignore[attr-defined]
+        if name in TRINO_SOURCE_UNREFERENCED:
+            assert refused, f"{name} has no Trino reference but is translated from Trino into {target}"
+        else:
+            assert name in REFERENCES, name
+
+
+@pytest.mark.parametrize(("source", "target"), [("spark", "trino"), ("trino", "spark"), ("trino", "duckdb")])
+def test_every_rule_that_lets_a_call_through_in_a_trino_direction_has_a_reference(
+    source: str, target: str
+) -> None:
+    for rule in RULES:
+        if rule.applies_to(source, target) and not isinstance(rule.policy, Refuse):
+            for name in rule.construct.exact_names:
+                if name in ALLOWED[target]:
+                    assert name in REFERENCES, f"{rule} lets {name} through without a Trino reference"
+
+
+@pytest.mark.parametrize("name", sorted(TRINO_TARGET_UNREFERENCED))
+def test_what_trino_does_not_document_is_refused_into_trino(name: str) -> None:
+    rule = _rule_for(name, "spark", "trino")
+    assert rule is not None and isinstance(rule.policy, Refuse), name  # type: ignore[attr-defined]
+    assert rule.policy.code == "trino-unreferenced"  # type: ignore[attr-defined]
+
+
+def test_references_name_trino_docs_and_real_codes() -> None:
+    codes = set(RULES.codes()) | PIPELINE_CODES
+    for name, ref in REFERENCES.items():
+        assert ref.url.startswith(DOCS + "/") and ref.url.endswith(".html"), name
+        assert len(ref.fact) > 10, name
+        for verdict_code in re.findall(r"(?:refused|checked)(?: from Trino)?: ([a-z][a-z_-]*)", ref.verdict):
+            if verdict_code == "to_date":  # a check without a code of its own (to_date_check)
+                continue
+            assert verdict_code in codes, (name, verdict_code)
+    assert accepted_from_trino() >= ALLOWED["spark"]
+
+
+# --------------------------------------------------------------------------------------------------
+# the rules that follow from the documents
+
+
+def _to_trino(sql: str, **kw: object) -> str:
+    return translate(
+        sql,
+        "spark",
+        "trino",
+        default_catalog=CATALOG,
+        default_namespace=[NAMESPACE],
+        schemas={NAME: EDGE},
+        **kw,  # type: ignore[arg-type]
+    ).sql
+
+
+def _codes(sql: str, source: str = "spark", target: str = "trino", **kw: object) -> set[str]:
+    try:
+        translate(
+            sql,
+            source,
+            target,
+            default_catalog=CATALOG,
+            default_namespace=[NAMESPACE],
+            schemas={NAME: EDGE},
+            **kw,  # type: ignore[arg-type]
+        )
+    except UnsafeTranslationError as e:
+        return set(e.codes)
+    return set()
+
+
+def test_spark_trim_trims_spaces_only_in_trino() -> None:
+    out = sqlglot.parse_one(_to_trino("SELECT trim(s) AS a, ltrim(s) AS b FROM t"), read="trino")
+    trims = list(out.find_all(exp.Trim))
+    assert [t.args["expression"].name for t in trims] == [" ", " "]
+    assert "TRIM(BOTH ' ' FROM" in out.sql("trino")
+
+
+def test_sum_is_widened_to_sparks_result_type() -> None:
+    out = _to_trino("SELECT sum(i) AS a, sum(dec2) AS b FROM t", spark_ansi=True)
+    assert "SUM(CAST(t.i AS BIGINT))" in out.replace('"', "")
+    assert "SUM(CAST(t.dec2 AS DECIMAL(20, 2)))" in out.replace('"', "")
+
+
+def test_div_of_integers_is_trinos_integer_division() -> None:
+    out = _to_trino("SELECT l div 7 AS q FROM t")
+    assert "CAST(t.l AS BIGINT) / CAST(7 AS BIGINT)" in out.replace('"', "")
+    assert "DOUBLE" not in out
+    nested = _to_trino(
+        "SELECT sum(i) div 7 AS q, (l div 7) div 3 AS r FROM t GROUP BY l", spark_ansi=True
+    ).replace('"', "")
+    # rewrites inside rewritten operands still apply
+    assert "CAST((CAST(t.l AS BIGINT) / CAST(7 AS BIGINT)) AS BIGINT) / CAST(3 AS BIGINT)" in nested
+    assert "CAST(SUM(CAST(t.i AS BIGINT)) AS BIGINT) / CAST(7 AS BIGINT)" in nested
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("SELECT replace(s, '', 'x') AS c FROM t", "replace-empty"),
+        ("SELECT replace(s, grp, 'x') AS c FROM t", "replace-empty"),
+        ("SELECT concat(s, d) AS c FROM t", "concat-text"),
+        ("SELECT concat(s, ts) AS c FROM t", "concat-text"),
+        ("SELECT avg(dec2) AS c FROM t", "decimal-avg"),
+        ("SELECT max(d) AS c FROM t", "nan-ordering"),
+        ("SELECT id FROM t WHERE d > 1.5", "nan-semantics"),
+        ("SELECT pow(d, 2) AS c FROM t", "libm"),
+        ("SELECT round(dec2, 1) AS c FROM t", "trino-unreferenced"),
+        ("SELECT dec2 / 3 AS c FROM t", "decimal-division"),
+        ("SELECT struct(i, s) AS c FROM t", "trino-unreferenced"),
+    ],
+)
+def test_documented_differences_are_refused_into_trino(sql: str, code: str) -> None:
+    assert code in _codes(sql)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT concat(s, i, dec2, dt) AS c FROM t",
+        "SELECT replace(s, 'a', 'b') AS c FROM t",
+        "SELECT avg(i) AS c FROM t",
+        "SELECT max(dec2) AS c, min(s) AS e FROM t",
+        "SELECT id FROM t WHERE i > 1",
+        "SELECT i / 3 AS c FROM t",
+        "SELECT date_format(ts, 'yyyy-MM-dd') AS c FROM t",
+    ],
+)
+def test_documented_equal_semantics_are_kept(sql: str) -> None:
+    assert _codes(sql, spark_ansi=True) == set()
+
+
+@pytest.mark.parametrize(
+    ("sql", "target", "code"),
+    [
+        ("SELECT trim(s) AS c FROM edge.db.t", "spark", "trim-whitespace"),
+        ("SELECT trim(s) AS c FROM edge.db.t", "duckdb", "trim-whitespace"),
+        ("SELECT upper(s) AS c FROM edge.db.t", "spark", "unicode-case"),
+        ("SELECT avg(dec2) AS c FROM edge.db.t", "duckdb", "decimal-avg"),
+        ("SELECT min(d) AS c FROM edge.db.t", "spark", "nan-ordering"),
+        ("SELECT i + 1 AS c FROM edge.db.t", "spark", "integer-overflow"),
+        ("SELECT round(d) AS c FROM edge.db.t", "duckdb", "trino-unreferenced"),
+        ("SELECT dec2 / 3 AS c FROM edge.db.t", "spark", "decimal-division"),
+        ("SELECT greatest(i, l) AS c FROM edge.db.t", "duckdb", "trino-unreferenced"),
+    ],
+)
+def test_documented_differences_are_refused_from_trino(sql: str, target: str, code: str) -> None:
+    assert code in _codes(sql, "trino", target)
+
+
+def test_trino_overflow_matches_ansi_spark() -> None:
+    assert _codes("SELECT i + 1 AS c FROM edge.db.t", "trino", "spark", spark_ansi=True) == set()
+    assert _codes("SELECT trim(BOTH ' ' FROM s) AS c FROM edge.db.t", "trino", "spark") == set()
+
+
+def test_a_schema_is_needed_for_type_dependent_trino_rules() -> None:
+    try:
+        translate(
+            "SELECT avg(x) AS a FROM t",
+            "spark",
+            "trino",
+            default_catalog=CATALOG,
+            default_namespace=[NAMESPACE],
+            schemas={NAME: Schema()},
+        )
+    except UnsafeTranslationError as e:
+        assert "decimal-avg" in e.codes
+    else:
+        raise AssertionError("avg of an unknown type was translated into Trino")
