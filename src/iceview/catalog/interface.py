@@ -124,6 +124,10 @@ class Catalog(ABC):
                 sql, dialect, default_catalog=d.default_catalog, default_namespace=namespace
             ),
             view_schema=d.schema,
+            summary=d.summary,
+            properties=d.properties,
+            catalog_name=self.name,
+            catalog_properties=self.properties,
         )
         if not added:
             return d.with_representations(d.representations, d.summary)

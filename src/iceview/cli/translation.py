@@ -58,6 +58,8 @@ class Source:
     known_catalogs: frozenset[str]
     schemas: Mapping[tuple[str, ...], Schema] | None
     view_schema: Schema | None = None  # a view's stored schema: Trino output follows its contract
+    spark_ansi: bool | None = None  # the semantics of a view's Spark SQL (None: not known)
+    trino_catalog_names: Mapping[str, str] | None = None  # source catalog -> Trino catalog
 
 
 def warn(message: str) -> None:
@@ -121,6 +123,9 @@ def source_representation(target: Target, dialect: str | None) -> SQLRepresentat
 def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source:
     """The current SQL of a catalog view, with the view's defaults and the schemas of what it
     reads."""
+    from iceview.sql.translate import spark_ansi_mode
+    from iceview.sql.translate.trino_catalogs import trino_catalog_names
+
     rep = source_representation(target, dialect)
     version = target.metadata.current_version
     default_catalog = version.default_catalog or catalog.name
@@ -139,6 +144,8 @@ def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source
             default_namespace=namespace,
         ),
         view_schema=target.metadata.schema,
+        spark_ansi=spark_ansi_mode(version.summary, target.metadata.properties),
+        trino_catalog_names=trino_catalog_names(catalog.name, catalog.properties, target.metadata.properties),
     )
 
 
@@ -173,6 +180,8 @@ def run(source: Source, target: str, *, strict: bool) -> Translation:
         known_catalogs=source.known_catalogs,
         schemas=source.schemas,
         view_schema=source.view_schema,
+        spark_ansi=source.spark_ansi,
+        catalog_names=source.trino_catalog_names if target == "trino" else None,
     )
 
 

@@ -46,16 +46,28 @@ def translate_representations(
     source: str | None = None,
     strict: bool = True,
     view_schema: Schema | None = None,
+    summary: Mapping[str, str] | None = None,
+    properties: Mapping[str, str] | None = None,
+    catalog_name: str | None = None,
+    catalog_properties: Mapping[str, str] | None = None,
 ) -> list[SQLRepresentation]:
     """New representations for the ``dialects`` that ``representations`` lack, translated from
     ``source`` (default: :func:`source_representation`) with :func:`iceview.sql.translate`.
     Dialects are compared lower-cased; one already present is not translated again. With the view's
     ``view_schema``, a ``trino`` translation names and types its columns as Trino's view contract
-    requires. When one
+    requires. The version's ``summary`` and the view's ``properties`` say which semantics its Spark
+    SQL has (:func:`iceview.sql.translate.spark_ansi_mode`: the ``iceview.spark-ansi`` setting,
+    else the Spark default of the ``engine-version`` that wrote it); when neither tells, what ANSI
+    and legacy Spark disagree on is refused. A ``trino`` translation writes catalog names as Trino
+    knows them (:func:`iceview.sql.translate.trino_catalogs.trino_catalog_names` of catalog
+    ``catalog_name``'s ``catalog_properties`` and the view's ``properties``). When one
     dialect is refused for unsafe constructs its ``UnsafeTranslationError`` is raised; otherwise
     :class:`DialectsRefusedError` names every refused dialect with its error."""
-    from iceview.sql.translate import UnsafeTranslationError, translate
+    from iceview.sql.translate import UnsafeTranslationError, spark_ansi_mode, translate
+    from iceview.sql.translate.trino_catalogs import trino_catalog_names
 
+    spark_ansi = spark_ansi_mode(summary, properties)
+    trino_names = trino_catalog_names(catalog_name or default_catalog, catalog_properties or {}, properties)
     src = source_representation(representations, source)
     present = {r.dialect.lower() for r in representations}
     wanted: list[str] = []
@@ -88,6 +100,8 @@ def translate_representations(
                 schemas=relation_schemas,
                 strict=strict,
                 view_schema=view_schema,
+                spark_ansi=spark_ansi,
+                catalog_names=trino_names if d == "trino" else None,
             )
         except TranslationError as e:
             refused[d] = e

@@ -65,9 +65,10 @@ class MetadataSource(Protocol):
 
 class ViewCommitter(Protocol):
     """What a :class:`View` needs of its catalog: the one change path, and the schemas of the
-    relations a query reads (for translations)."""
+    relations a query reads (for translations), and its properties (for translation settings)."""
 
     name: str
+    properties: dict[str, str]
 
     def commit_view(
         self,
@@ -274,6 +275,10 @@ class View:
             schemas=lookup,
             source=source,
             view_schema=base.schema,
+            summary=current.summary,
+            properties=base.properties,
+            catalog_name=catalog_name,
+            catalog_properties=self._catalog.properties if self._catalog is not None else None,
         )
         if not added:
             return self
