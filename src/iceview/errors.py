@@ -9,11 +9,13 @@ from __future__ import annotations
 
 __all__ = [
     "AlreadyExistsError",
+    "BadRequestError",
     "CatalogError",
     "CommitFailedError",
     "CommitStateUnknownError",
     "DialectDropError",
     "DialectsRefusedError",
+    "ForbiddenError",
     "IceviewError",
     "InvalidArgumentError",
     "InvalidIdentifierError",
@@ -26,8 +28,11 @@ __all__ = [
     "NoSuchNamespaceError",
     "NoSuchTableError",
     "NoSuchViewError",
+    "NotAuthorizedError",
     "NotFoundError",
+    "RESTError",
     "SQLParseError",
+    "ServiceUnavailableError",
     "TableAlreadyExistsError",
     "TranslationError",
     "UnsupportedOperationError",
@@ -114,6 +119,36 @@ class NotFoundError(IceviewError, FileNotFoundError):
 
 class CatalogError(IceviewError):
     """The catalog's database failed (Java ``UncheckedSQLException``)."""
+
+
+class RESTError(CatalogError):
+    """A REST catalog answered with an error no more specific class fits, or with a response that
+    cannot be read. ``code`` is the HTTP status (None when no response came) and ``error_type`` the
+    server's ``IcebergErrorResponse`` type (``ServiceFailureException``, ...), when it sent one."""
+
+    def __init__(self, message: str, code: int | None = None, error_type: str | None = None) -> None:
+        self.code = code
+        self.error_type = error_type
+        super().__init__(message)
+
+
+class NotAuthorizedError(RESTError):
+    """The REST catalog refused the credentials (HTTP 401, Java ``NotAuthorizedException``), or the
+    OAuth2 server refused to issue a token. The message never shows the secret."""
+
+
+class ForbiddenError(RESTError):
+    """The REST catalog does not allow this call to these credentials (HTTP 403, Java
+    ``ForbiddenException``)."""
+
+
+class ServiceUnavailableError(RESTError):
+    """The REST catalog is unavailable (HTTP 503, Java ``ServiceUnavailableException``), or could
+    not be reached at all. Nothing was changed."""
+
+
+class BadRequestError(RESTError, InvalidArgumentError):
+    """The REST catalog rejected a malformed request (HTTP 400, Java ``BadRequestException``)."""
 
 
 class NoSuchNamespaceError(IceviewError, LookupError):

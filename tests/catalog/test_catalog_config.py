@@ -11,7 +11,7 @@ from catalog_support import SCHEMA, TABLE_SCHEMA
 import iceview
 from iceview.catalog.config import load_catalog_properties
 from iceview.catalog.sql import SqlCatalog, to_sqlalchemy_url
-from iceview.errors import InvalidArgumentError, UnsupportedOperationError
+from iceview.errors import InvalidArgumentError, ServiceUnavailableError, UnsupportedOperationError
 
 
 @pytest.fixture
@@ -115,8 +115,8 @@ def test_one_config_file_serves_pyiceberg_too(clean_env: Path, monkeypatch: pyte
 
 
 def test_types_and_uris(clean_env: Path) -> None:
-    with pytest.raises(UnsupportedOperationError, match="REST"):
-        iceview.load_catalog("r", uri="http://localhost:8181")
+    with pytest.raises(ServiceUnavailableError, match="Cannot reach the REST catalog"):
+        iceview.load_catalog("r", uri="http://127.0.0.1:9")
     with pytest.raises(UnsupportedOperationError, match="Hive"):
         iceview.load_catalog("h", type="hive")
     with pytest.raises(InvalidArgumentError, match="Unknown catalog type"):

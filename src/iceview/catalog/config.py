@@ -11,8 +11,9 @@ Where the properties come from, later ones winning:
 
 This is PyIceberg's own reader (``pyiceberg.utils.config.Config``), read afresh on every call.
 
-The catalog type comes from ``type`` (``sql``, ``in-memory``), else from the ``uri`` scheme
-(``sqlite``, ``postgresql``, ``jdbc:sqlite``, ``jdbc:postgresql`` mean ``sql``). Without a ``uri``,
+The catalog type comes from ``type`` (``sql``, ``in-memory``, ``rest``), else from the ``uri``
+scheme (``sqlite``, ``postgresql``, ``jdbc:sqlite``, ``jdbc:postgresql`` mean ``sql``; ``http`` and
+``https`` mean ``rest``, an Iceberg REST catalog: :mod:`iceview.catalog.rest`). Without a ``uri``,
 iceview uses an embedded SQLite catalog: the file ``catalog.db`` in the warehouse folder, which is
 ``warehouse`` if it is a local path or ``file:`` URI, else ``./warehouse``. So with nothing
 configured at all, ``load_catalog()`` gives catalog ``default`` in ``./warehouse/catalog.db`` with
@@ -42,7 +43,6 @@ DEFAULT_WAREHOUSE = "warehouse"
 SQLITE_FILE = "catalog.db"
 _SQL_SCHEMES = ("sqlite", "postgresql", "postgres", "jdbc:sqlite", "jdbc:postgresql")
 _UNSUPPORTED = {
-    "rest": "REST",
     "hive": "Hive",
     "glue": "Glue",
     "dynamodb": "DynamoDB",
@@ -138,6 +138,9 @@ def resolve_catalog(name: str | None = None, **properties: str) -> ResolvedCatal
     elif kind == "in-memory":
         props.setdefault("uri", "sqlite:///:memory:")
         props.setdefault("warehouse", "file:///tmp/iceberg/warehouse")
+    elif kind == "rest":
+        if not props.get("uri"):
+            raise InvalidArgumentError(f"REST catalog {name} has no 'uri' (e.g. http://localhost:8181/)")
     elif kind in _UNSUPPORTED:
         raise UnsupportedOperationError(f"{_UNSUPPORTED[kind]} catalogs are not supported by iceview yet")
     else:
@@ -151,8 +154,12 @@ def load_catalog(name: str | None = None, **properties: str) -> Catalog:
     >>> catalog = load_catalog("prod", uri="sqlite:///tmp/cat.db", warehouse="file:///tmp/wh")
     """
     resolved = resolve_catalog(name, **properties)
-    from iceview.catalog.sql import SqlCatalog
-
     props = dict(resolved.properties)
     props.pop("type", None)
+    if resolved.catalog_type == "rest":
+        from iceview.catalog.rest import RestCatalog
+
+        return RestCatalog(resolved.name, **props)
+    from iceview.catalog.sql import SqlCatalog
+
     return SqlCatalog(resolved.name, **props)
