@@ -20,8 +20,9 @@ PYTHON="${PYTHON:-python3}"
 say() { printf '== %s\n' "$*"; }
 
 # ---------------------------------------------------------------- Debian packages
-DEBS=(libxerial-sqlite-jdbc-java libjarjar-java)
-command -v java >/dev/null || DEBS+=(openjdk-17-jre-headless)
+DEBS=(libxerial-sqlite-jdbc-java libjarjar-java libhttpclient5-java libhttpcore5-java)
+# javac: iceberg_jars.py compiles one interface into the HttpClient5 jar; the tests compile their REST server
+command -v javac >/dev/null || DEBS+=(openjdk-17-jdk-headless)
 "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || DEBS+=(python3-venv)
 if [ "$TESTS" = 1 ]; then
   DEBS+=(libpostgresql-jdbc-java postgresql)

@@ -1,1 +1,1 @@
-pytest_plugins = ["fixtures.java_oracle", "fixtures.postgres"]
+pytest_plugins = ["fixtures.java_oracle", "fixtures.postgres", "fixtures.rest_java"]

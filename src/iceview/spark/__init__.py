@@ -9,23 +9,53 @@ public DataFrame / SQL / catalog API only (no ``_jvm``)::
     views.sql("SELECT * FROM prod.db.v").show()
 
 See docs/spark.md.
+
+The names below are imported on first use (module ``__getattr__``), so importing a submodule such
+as ``iceview.spark.jars`` (the jar builder, standard library only) does not load the SQL layer.
 """
 
-from iceview.spark.errors import (
-    SparkViewsAnalysisError,
-    SparkViewsExpansionError,
-    SparkViewsIllegalArgumentError,
-    SparkViewsParseError,
-    SparkViewsUnsupportedOperationError,
-)
-from iceview.spark.session import (
-    SQLiteLockError,
-    UnsupportedCatalogError,
-    iceberg_catalog_conf,
-    local_session,
-)
-from iceview.spark.types import spark_simple_string, to_iceberg_schema, to_iceberg_type
-from iceview.spark.views import ENGINE_NAME, ICEVIEW_VERSION_KEY, SparkViews, Translate, split_name
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from iceview.spark.errors import (
+        SparkViewsAnalysisError,
+        SparkViewsExpansionError,
+        SparkViewsIllegalArgumentError,
+        SparkViewsParseError,
+        SparkViewsUnsupportedOperationError,
+    )
+    from iceview.spark.session import (
+        SQLiteLockError,
+        UnsupportedCatalogError,
+        iceberg_catalog_conf,
+        local_session,
+    )
+    from iceview.spark.types import spark_simple_string, to_iceberg_schema, to_iceberg_type
+    from iceview.spark.views import ENGINE_NAME, ICEVIEW_VERSION_KEY, SparkViews, Translate, split_name
+
+# public name -> the submodule that defines it
+_EXPORTS: dict[str, str] = {
+    "SparkViewsAnalysisError": "errors",
+    "SparkViewsExpansionError": "errors",
+    "SparkViewsIllegalArgumentError": "errors",
+    "SparkViewsParseError": "errors",
+    "SparkViewsUnsupportedOperationError": "errors",
+    "SQLiteLockError": "session",
+    "UnsupportedCatalogError": "session",
+    "iceberg_catalog_conf": "session",
+    "local_session": "session",
+    "spark_simple_string": "types",
+    "to_iceberg_schema": "types",
+    "to_iceberg_type": "types",
+    "ENGINE_NAME": "views",
+    "ICEVIEW_VERSION_KEY": "views",
+    "SparkViews": "views",
+    "Translate": "views",
+    "split_name": "views",
+}
 
 __all__ = [
     "ENGINE_NAME",
@@ -46,3 +76,16 @@ __all__ = [
     "to_iceberg_schema",
     "to_iceberg_type",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
