@@ -229,3 +229,31 @@ def test_new_snapshots_are_seen(catalog: SqlCatalog) -> None:
         )
         tables.engine.dispose()
         assert len(engine.execute("SELECT * FROM v")) == 4
+
+
+@pytest.mark.parametrize(
+    ("summary", "translates"),
+    [
+        ({"engine-name": "spark", "engine-version": "4.0.1"}, True),  # Spark 4: ANSI by default
+        ({"engine-name": "spark", "engine-version": "3.5.9"}, False),  # Spark 3: legacy wraps around
+        ({"engine-name": "spark", "engine-version": "3.5.9", "iceview.spark-ansi": "true"}, True),
+        ({}, False),  # not known: what the two modes disagree on is refused
+    ],
+)
+def test_translation_follows_the_spark_semantics_the_version_records(
+    catalog: SqlCatalog, summary: dict[str, str], translates: bool
+) -> None:
+    out = Schema(NestedField(1, "x", LongType(), required=False))
+    catalog.create_view(
+        "db.plus",
+        schema=out,
+        queries={"spark": "SELECT id + 1 AS x FROM events"},
+        default_namespace="db",
+        summary=summary,
+    )
+    with DuckDBViews(catalog, namespace="db", translate=True) as engine:
+        if translates:
+            assert sorted(r[0] for r in engine.execute("SELECT x FROM plus")) == [2, 3, 4, 5]
+        else:
+            with pytest.raises(UnsafeTranslationError, match="integer-overflow|may overflow"):
+                engine.execute("SELECT x FROM plus")

@@ -12,7 +12,7 @@ from iceview.errors import MissingDialectError, NoSuchViewError
 from iceview.identifiers import NamespaceLike
 from iceview.spec import SQLRepresentation, ViewMetadata
 from iceview.sql import ResolvedView, ViewExpander, type_namer
-from iceview.sql.translate import Translation, translate
+from iceview.sql.translate import Translation, spark_ansi_mode, translate
 
 __all__ = ["DuckDBViews"]
 
@@ -48,8 +48,9 @@ class DuckDBViews:
       PyIceberg's ``SqlCatalog`` on the same database and warehouse).
     * ``translate``: ``False`` (default) reads only ``duckdb`` representations. ``True`` translates
       a view's ``spark`` (else ``trino``, else first) SQL with :func:`iceview.sql.translate`, with
-      the view's defaults and the schemas of the relations it reads (from the catalog), so the
-      type-aware rules apply; with ``strict`` (default) unsafe SQL raises
+      the view's defaults, the schemas of the relations it reads (from the catalog), so the
+      type-aware rules apply, and the Spark semantics its version records
+      (:func:`iceview.sql.translate.spark_ansi_mode`); with ``strict`` (default) unsafe SQL raises
       ``UnsafeTranslationError``, without it the issues are collected in :attr:`warnings`. Or pass
       any ``(sql, from_dialect, to_dialect) -> sql`` hook (:func:`iceview.sql.translation_hook`).
     * ``known_catalogs``: more catalog names a qualified name may start with.
@@ -181,7 +182,8 @@ class DuckDBViews:
         default_namespace = tuple(version.default_namespace)
         sql, dialect = rep.sql, rep.dialect.lower()
         if dialect != DIALECT and self._translate_here:
-            sql = self._translate(rep, default_catalog, default_namespace)
+            ansi = spark_ansi_mode(version.summary, metadata.properties)
+            sql = self._translate(rep, default_catalog, default_namespace, ansi)
             dialect = DIALECT
         return ResolvedView(
             name=name,
@@ -193,7 +195,11 @@ class DuckDBViews:
         )
 
     def _translate(
-        self, rep: SQLRepresentation, default_catalog: str, default_namespace: tuple[str, ...]
+        self,
+        rep: SQLRepresentation,
+        default_catalog: str,
+        default_namespace: tuple[str, ...],
+        spark_ansi: bool | None,
     ) -> str:
         schemas = self.catalog.relation_schemas(
             rep.sql,
@@ -211,6 +217,7 @@ class DuckDBViews:
             known_catalogs=self.known_catalogs | {default_catalog},
             schemas=schemas,
             strict=self.strict,
+            spark_ansi=spark_ansi,
         )
         if result.warnings:
             self.warnings.append(result)
