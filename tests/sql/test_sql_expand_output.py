@@ -112,3 +112,37 @@ def test_names_spark_cannot_lex_are_left_to_spark(views: Views) -> None:
     views.add("prod.db.wüé", "SELECT 2", [("two", LongType())], dialect="duckdb")
     duck = ViewExpander(views.resolve, known_catalogs=KNOWN, dialect="duckdb")
     assert "SELECT 2" in duck.expand("SELECT * FROM db.wüé", current_catalog="prod", current_namespace=["db"])
+
+
+def test_check_later_puts_checks_off_and_may_return_a_guard() -> None:
+    v = Views()
+    v.add("prod.db.base", "SELECT id, name FROM events", [("id", LongType()), ("name", StringType())])
+    v.add("prod.db.mid", "SELECT id, name FROM base", [("id", LongType()), ("name", StringType())])
+    checked: list[str] = []
+    later: list[tuple[str, str, int, list[str]]] = []
+
+    def check(view: ResolvedView, sql: str) -> int | None:
+        checked.append(view.name[-1])
+        return None
+
+    def check_later(view: ResolvedView, sql: str, width: int, columns: list[str]) -> str | None:
+        later.append((view.name[-1], sql, width, list(columns)))
+        return "TRUE OR guarded(`__c0`)" if view.name[-1] == "base" else None
+
+    x = ViewExpander(v.resolve, known_catalogs=KNOWN, check_output=check, check_later=check_later)
+    out = x.expand("SELECT * FROM mid", current_catalog="prod", current_namespace=["db"])
+    assert checked == []  # both widths are visible: nothing is checked during expansion
+    assert [(name, width, cols) for name, _, width, cols in later] == [
+        ("base", 2, ["`__c0`", "`__c1`"]),
+        ("mid", 2, ["`__c0`", "`__c1`"]),
+    ]
+    assert later[1][1] == (
+        "SELECT id, name FROM (SELECT CAST(NULL AS BIGINT) AS `id`, CAST(NULL AS STRING) AS `name`) AS `base`"
+    )
+    # the guard sits under base's casts, over base's query; mid has none
+    assert out.count(" WHERE TRUE OR guarded(`__c0`)") == 1
+    assert (
+        "FROM (\nSELECT id, name FROM prod.db.events\n) AS `__v`(`__c0`, `__c1`) WHERE TRUE OR guarded(`__c0`)"
+        in out
+    )
+    assert out.endswith("AS `__v`(`__c0`, `__c1`)) AS `mid`")

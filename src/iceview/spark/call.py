@@ -15,6 +15,7 @@ from iceview.identifiers import ViewIdentifier, to_identifier
 from iceview.spark import _format
 from iceview.spark.access import AccessHost, ViewAccess
 from iceview.spark.errors import SparkViewsAnalysisError
+from iceview.spark.probes import ProbeCache, analyse_together
 from iceview.spark.upcast import check_output
 from iceview.sql import ResolvedView, ViewExpander, find_function_calls, find_references, qualify_parts
 
@@ -32,6 +33,7 @@ class ViewsHost(AccessHost, Protocol):
     table_catalog: str
     max_depth: int
     _access: ViewAccess
+    _probes: ProbeCache
 
     @property
     def engine_version(self) -> str: ...
@@ -73,6 +75,10 @@ class Call:
     """Expand without waiting for the up-cast checks of views whose column count is visible in
     their SQL, and list them in :attr:`deferred_checks` (:meth:`run_checks` runs them)."""
     deferred_checks: list[tuple[ResolvedView, str, int]] = field(default_factory=list)
+    guard_checks: bool = False
+    """With :attr:`defer_checks`: a view whose probe passed before is checked by a guard in the
+    expansion (:class:`iceview.spark.probes.ProbeCache`) instead, listed in :attr:`guarded`."""
+    guarded: list[tuple[tuple[str, ...], str]] = field(default_factory=list)
     _current: tuple[str, tuple[str, ...]] | None = None
     _temp_views: frozenset[tuple[str, str]] | None = None
     _catalogs: dict[str, bool] = field(default_factory=dict)
@@ -174,18 +180,37 @@ class Call:
             map_table=None if v.registered else self.map_table,
             max_depth=v.max_depth,
             check_output=self.check_output,
-            check_later=self.deferred_checks_add if self.defer_checks else None,
+            check_later=self.check_later if self.defer_checks else None,
         )
 
-    def deferred_checks_add(self, view: ResolvedView, sql: str, width: int) -> None:
+    def check_later(self, view: ResolvedView, sql: str, width: int, columns: Sequence[str]) -> str | None:
+        """A guard for the view's check when one can be had, else the check is put off to
+        :attr:`deferred_checks`."""
+        if self.guard_checks:
+            guard = self.views._probes.guard(view, sql, width, columns)
+            if guard is not None:
+                self.guarded.append((view.name, sql))
+                return guard
         self.deferred_checks.append((view, sql, width))
+        return None
 
     def run_checks(self, checks: Sequence[tuple[ResolvedView, str, int]]) -> bool:
         """Run deferred up-cast checks, innermost first: a failure raises as it would have during
-        expansion. Whether every view returned the column count the expansion assumed."""
+        expansion. Whether every view returned the column count the expansion assumed.
+
+        Two or more checks cost one Spark analysis: every probe is analysed in one query
+        (:func:`iceview.spark.probes.analyse_together`). Only when Spark refuses that query is
+        each probe analysed alone, so the same check fails first, with the same error."""
+        outputs = None
+        if len(checks) > 1:
+            outputs = analyse_together(self.views.spark, [sql for _, sql, _ in checks])
         same = True
-        for view, sql, width in checks:
-            checked = self.check_output(view, sql)
+        for i, (view, sql, width) in enumerate(checks):
+            if outputs is not None:
+                checked: int | None = check_output(view.name, view.schema, outputs[i])
+                self.views._probes.remember(view, sql, outputs[i])
+            else:
+                checked = self.check_output(view, sql)
             same = same and (checked is None or checked == width)
         return same
 
@@ -198,7 +223,9 @@ class Call:
             output = self.views.spark.sql(sql).schema
         except Exception:
             return None
-        return check_output(view.name, view.schema, output)
+        width = check_output(view.name, view.schema, output)
+        self.views._probes.remember(view, sql, output)
+        return width
 
     def expand(self, sql: str) -> str:
         catalog, namespace = self.current

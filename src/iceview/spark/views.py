@@ -33,7 +33,7 @@ from iceview.catalog.interface import Catalog
 from iceview.errors import SQLParseError
 from iceview.spark.access import ViewAccess
 from iceview.spark.call import Call
-from iceview.spark.ddl import ViewDDL
+from iceview.spark.ddl import ViewDDL, parse_view_statement
 from iceview.spark.errors import SparkViewsParseError
 from iceview.spark.names import (
     ENGINE_NAME,
@@ -46,6 +46,7 @@ from iceview.spark.names import (
     split_name,
 )
 from iceview.spark.output import ViewOutput
+from iceview.spark.probes import MAX_GUARDED, ProbeCache, ensure_analysed
 from iceview.sql import (
     AlterViewAs,
     AlterViewRename,
@@ -60,7 +61,6 @@ from iceview.sql import (
     Statement,
     ViewColumn,
     leading_words,
-    parse_statement,
     render_name,
 )
 
@@ -119,6 +119,7 @@ class SparkViews:
         self._executor: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self._access = ViewAccess(self)
+        self._probes = ProbeCache()
         self._ddl = ViewDDL(self, self._access)
         self._output = ViewOutput(self, self._access)
 
@@ -233,7 +234,7 @@ class SparkViews:
     ) -> DataFrame:
         """Run one statement: view statements by iceview, the rest by Spark after view expansion.
         ``args``/``kwargs`` are passed to ``spark.sql`` for statements Spark runs."""
-        stmt = parse_statement(text)
+        stmt = parse_view_statement(text)
         if stmt is not None:
             return self._statement(stmt, text, Call(self))
         use = parse_use(text)
@@ -274,24 +275,39 @@ class SparkViews:
         therefore expands as if nothing were shadowed and asks Spark in a second thread while Spark
         analyses the expansion; in the rare case that a temporary view does shadow a view, that
         analysis is thrown away and the query is expanded again. The up-cast check of each view
-        (one Spark analysis per view level, see :mod:`iceview.spark.upcast`) runs in that thread
+        (a Spark analysis of the view's level, see :mod:`iceview.spark.upcast`) runs in a thread
         too, for every view whose column count the SQL shows: a failed check wins over Spark's
-        answer, as it would have come first. Other statements ask and check first."""
+        answer, as it would have come first. Other statements ask and check first.
+
+        All the checks run in that thread cost one Spark analysis (:mod:`iceview.spark.probes`).
+        When there are few of them and each view was read before with the same probe, none is
+        run: a guard in the expansion makes Spark's analysis of the expansion prove the check. If Spark refuses a guarded
+        expansion, it is thrown away and the query is expanded with every check run first, so the
+        error reported is the one the checks or Spark give without guards."""
 
         def run(sql: str) -> DataFrame:
             if args is not None:
                 return self.spark.sql(sql, args, **(kwargs or {}))
             return self.spark.sql(sql, **(kwargs or {}))
 
+        query = self._is_query(text, call)
         call.defer_shadowing = call.defer_checks = True
+        call.guard_checks = query
         expanded = self._expand(text, call)
+        if call.guarded and (len(call.guarded) > MAX_GUARDED or call.deferred_checks):
+            # a probe is analysed anyway, or the guards would cost more than it: no guards
+            call.deferred, call.deferred_checks, call.guarded = [], [], []
+            call.guard_checks = False
+            expanded = self._expand(text, call)  # the views are resolved already: cheap
         pending, call.deferred = call.deferred, []
         checks, call.deferred_checks = call.deferred_checks, []
-        call.defer_shadowing = call.defer_checks = False
-        if not pending and not checks:
+        guarded, call.guarded = call.guarded, []
+        call.defer_shadowing = call.defer_checks = call.guard_checks = False
+        if not pending and not checks and not guarded:
             return run(expanded)
 
-        if call.expander().is_query(text):
+        refused = False
+        if query:
             pool = self._pool()
             shadowed = pool.submit(call.check_all_shadowed, pending) if pending else None
             checked = pool.submit(call.run_checks, checks) if checks else None
@@ -305,15 +321,32 @@ class SparkViews:
 
             try:
                 speculative = run(expanded)
+                if guarded:
+                    ensure_analysed(self.spark, speculative)
             except Exception:
-                if stands():  # a failed check raises here, before Spark's error
+                refused = bool(guarded)
+                if not refused and stands():  # a failed check raises here, before Spark's error
                     raise
             else:
                 if stands():
                     return speculative
         elif not call.check_all_shadowed(pending) and call.run_checks(checks):
             return run(expanded)
-        return run(self._expand(text, call))
+        if not refused:
+            return run(self._expand(text, call))
+        self._probes.refused(guarded)
+        try:
+            return run(self._expand(text, call))
+        except Exception:
+            self._probes.clear_refusal(guarded)  # refused without the guards too
+            raise
+
+    @staticmethod
+    def _is_query(text: str, call: Call) -> bool:
+        try:
+            return call.expander().is_query(text)
+        except SQLParseError:
+            return False
 
     @staticmethod
     def _expand(text: str, call: Call) -> str:
@@ -397,7 +430,9 @@ class SparkViews:
         query``. ``columns`` are names or ``(name, comment)`` pairs. Returns the view (``None`` when
         IF NOT EXISTS found one, or when the name is not in this catalog and Spark created it)."""
         if replace and if_not_exists:
-            raise SparkViewsParseError("CREATE VIEW with both IF NOT EXISTS and REPLACE is not allowed.")
+            raise SparkViewsParseError(
+                "CREATE VIEW with both IF NOT EXISTS and REPLACE is not allowed.", "_LEGACY_ERROR_TEMP_0052"
+            )
         cols = tuple(ViewColumn(c) if isinstance(c, str) else ViewColumn(c[0], c[1]) for c in (columns or ()))
         stmt = CreateView(
             name=parts_of(name),
