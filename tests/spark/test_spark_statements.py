@@ -381,6 +381,9 @@ def test_parse_errors_are_sparks_parse_exception(lake: Lake, sql: str) -> None:
     assert isinstance(ours.value, ParseException)
     assert ours.value.getErrorClass() == theirs.value.getErrorClass()
     assert str(ours.value) == str(theirs.value).lstrip("\n")
+    with pytest.raises(ParseException) as through_sql:  # SparkViews.sql raises the same exception
+        lake.views.sql(sql)
+    assert through_sql.value.getErrorClass() == theirs.value.getErrorClass()
 
 
 def test_digit_first_names_are_views(side: Side) -> None:

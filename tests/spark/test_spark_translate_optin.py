@@ -34,21 +34,27 @@ def _schema(*names: str) -> Schema:
 VIEWS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     "trino_totals": (
         "trino",
-        "SELECT count(*) AS n, max(id) AS top, sum(id) AS total FROM events WHERE id > 1",
-        ("n", "top", "total"),
-        "SELECT count(*), max(id), sum(id) FROM sv.db.events WHERE id > 1",
+        "SELECT count(*) AS n, max(id) AS top, min(id) AS low FROM events WHERE id > 1",
+        ("n", "top", "low"),
+        "SELECT count(*), max(id), min(id) FROM sv.db.events WHERE id > 1",
     ),
     "trino_scaled": (
         "trino",
-        'SELECT id, id * 10 AS scaled FROM "sv"."db"."events" WHERE id BETWEEN 2 AND 4',
+        'SELECT id, CASE WHEN id > 2 THEN id ELSE 0 END AS scaled FROM "sv"."db"."events" WHERE id BETWEEN 2 AND 4',
         ("id", "scaled"),
-        "SELECT id, id * 10 FROM sv.db.events WHERE id BETWEEN 2 AND 4",
+        "SELECT id, CASE WHEN id > 2 THEN id ELSE 0 END FROM sv.db.events WHERE id BETWEEN 2 AND 4",
     ),
     "duckdb_parity": (
         "duckdb",
         "SELECT id % 2 AS parity, count(*) AS n FROM events GROUP BY id % 2",
         ("parity", "n"),
         "SELECT id % 2, count(*) FROM sv.db.events GROUP BY id % 2",
+    ),
+    "trino_sum": (  # refused into legacy Spark: Trino raises on BIGINT overflow, Spark wraps around
+        "trino",
+        "SELECT sum(id) AS total FROM events",
+        ("total",),
+        "SELECT sum(id) FROM sv.db.events",
     ),
     "trino_approx": (  # refused: approximate aggregates differ between engines
         "trino",
@@ -96,6 +102,14 @@ def optin(lake: Lake) -> Iterator[Lake]:
         catalog.drop_namespace(NS)
 
 
+def typed_hook(lake: Lake, **kwargs: Any) -> Callable[[str, str, str], str]:
+    """A translation hook that knows the schema of ``sv.db.events`` (the expander hands it the
+    view's SQL fully qualified), so type-aware rules can decide."""
+    tables = lake.catalog.table_catalog()
+    schema = tables.load_table(("db", "events")).schema()
+    return translation_hook(schemas={(CATALOG, "db", "events"): schema}, **kwargs)
+
+
 def counting(
     hook: Callable[[str, str, str], str], calls: list[tuple[str, str]]
 ) -> Callable[[str, str, str], str]:
@@ -110,7 +124,7 @@ def counting(
 def test_opt_in_reads_the_view_with_the_right_rows(optin: Lake, name: str) -> None:
     dialect, _, columns, spark_sql = VIEWS[name]
     calls: list[tuple[str, str]] = []
-    views = SparkViews(optin.spark, optin.catalog, translate=counting(translation_hook(), calls))
+    views = SparkViews(optin.spark, optin.catalog, translate=counting(typed_hook(optin), calls))
     frame = views.sql(f"SELECT * FROM {CATALOG}.{NS}.{name}")
     assert list(frame.columns) == list(columns)
     assert rows(frame) == rows(optin.spark.sql(spark_sql))
@@ -132,8 +146,19 @@ def test_without_the_opt_in_the_error_names_the_view_s_dialects(optin: Lake) -> 
 
 
 def test_opt_in_translates_a_nested_view(optin: Lake) -> None:
-    views = SparkViews(optin.spark, optin.catalog, translate=translation_hook())
+    views = SparkViews(optin.spark, optin.catalog, translate=typed_hook(optin))
     assert rows(views.sql(f"SELECT * FROM {CATALOG}.{NS}.spark_over_trino")) == [(8,)]  # 2 * count(id > 1)
+
+
+def test_what_depends_on_types_or_overflow_is_refused(optin: Lake) -> None:
+    untyped = SparkViews(optin.spark, optin.catalog, translate=translation_hook())
+    with pytest.raises(UnsafeTranslationError) as caught:  # max of an unknown type: NaN ordering
+        untyped.sql(f"SELECT * FROM {CATALOG}.{NS}.trino_totals")
+    assert set(caught.value.codes) == {"nan-ordering"}  # max and min
+    typed = SparkViews(optin.spark, optin.catalog, translate=typed_hook(optin))
+    with pytest.raises(UnsafeTranslationError) as caught:
+        typed.sql(f"SELECT * FROM {CATALOG}.{NS}.trino_sum")
+    assert caught.value.codes == ("integer-overflow",)
 
 
 def test_spark_sql_is_used_when_there_is_some(optin: Lake) -> None:

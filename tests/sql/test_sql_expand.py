@@ -289,7 +289,7 @@ def test_other_dialects_need_translation() -> None:
         return sqlglot.transpile(sql, read=source, write=target)[0]
 
     out = run(v, "SELECT * FROM tv", translate=translate)
-    assert calls == [('SELECT "id" FROM t', "trino", "spark")]
+    assert calls == [('SELECT "id" FROM prod.db.t', "trino", "spark")]  # qualified by the view's defaults
     assert "SELECT `id` FROM prod.db.t" in out
 
 

@@ -59,11 +59,12 @@ from iceview.sql._text import (
     quote_identifier,
     render_name,
 )
-from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify_parts
+from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify, qualify_parts
 from iceview.sql.types import TypeNamer, type_namer
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
+    "LaterCheck",
     "OutputCheck",
     "ResolvedView",
     "Resolver",
@@ -135,9 +136,9 @@ that view's checked output types), the number of columns that SQL returns (``Non
 raises :class:`~iceview.errors.ViewExpansionError` when the SQL's output cannot be read into the
 view's stored schema."""
 
-
-# --------------------------------------------------------------------------------------------------
-# cycles
+LaterCheck = Callable[["ResolvedView", str, int, Sequence[str]], "str | None"]
+"""``check_later(view, view SQL, column count, column names) -> guard or None``: see
+:class:`ViewExpander`."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -162,7 +163,8 @@ class ViewExpander:
     * ``is_shadowed``: name as written in the outer query → whether a temporary view hides it.
     * ``type_name``: Iceberg type → the engine's type name (default: built-in for the dialect).
     * ``translate``: ``(sql, from_dialect, to_dialect) → sql`` for views whose SQL is in another
-      dialect; without it such a view raises :class:`~iceview.errors.TranslationError`.
+      dialect; it gets the view's SQL with every relation name qualified by the view's defaults.
+      Without it such a view raises :class:`~iceview.errors.TranslationError`.
     * ``map_table``: qualified table name → the name to use in the engine, or ``None`` to keep it
       (inside views the qualified name is used). Called for tables, not views.
     * ``column_count``: expanded view SQL → its number of columns, for views whose width is not
@@ -173,9 +175,13 @@ class ViewExpander:
       :class:`~iceview.errors.ViewExpansionError` when the output cannot be read into the view's
       schema. Its count wins over the others.
     * ``check_later``: when given, a view whose column count is visible in its SQL is not checked
-      during expansion: ``check_later(view, view SQL, count)`` is called instead (innermost views
-      first), and the caller must run ``check_output`` on each before it trusts the expansion, for
-      example while the engine analyses it. A view whose count is not visible is checked at once.
+      during expansion: ``check_later(view, view SQL, count, columns)`` is called instead
+      (innermost views first), and the caller must make sure of the check before it trusts the
+      expansion: run ``check_output`` on the view, for example while the engine analyses the
+      expansion, or return a *guard*: an SQL condition over ``columns`` (the names the view's query
+      columns have in the expansion), added as ``WHERE <guard>`` under the view's casts, that the
+      engine's analysis of the expansion refuses unless the check passes. A view whose count is not
+      visible is checked at once.
     * ``max_depth``: the deepest nesting of views allowed.
     * ``case_sensitive``: how CTE names and column qualifiers are matched.
     """
@@ -194,7 +200,7 @@ class ViewExpander:
         max_depth: int = DEFAULT_MAX_DEPTH,
         case_sensitive: bool = False,
         check_output: OutputCheck | None = None,
-        check_later: Callable[[ResolvedView, str, int], None] | None = None,
+        check_later: LaterCheck | None = None,
     ) -> None:
         if max_depth < 1:
             raise ValueError("max_depth must be at least 1")
@@ -336,6 +342,7 @@ class _Run:
         self.resolved: dict[tuple[str, ...], ResolvedView | None] = {}
         self.bodies: dict[tuple[str, ...], _Rewritten] = {}
         self.widths: dict[tuple[str, ...], int | None] = {}
+        self.guards: dict[tuple[str, ...], str] = {}
         self._type_name: TypeNamer | None = expander.type_name
 
     def type_name(self) -> TypeNamer:
@@ -449,7 +456,10 @@ class _Run:
         if x.check_output is not None:
             if view.name not in self.widths:
                 if x.check_later is not None and width is not None:
-                    x.check_later(view, body.probe, width)
+                    columns = [self.q(f"__c{i}") for i in range(width)]
+                    guard = x.check_later(view, body.probe, width, columns)
+                    if guard is not None:
+                        self.guards[view.name] = guard
                     self.widths[view.name] = None
                 else:
                     self.widths[view.name] = x.check_output(view, body.probe)
@@ -474,7 +484,8 @@ class _Run:
             )
         except TranslationError as e:
             raise TranslationError(f"Cannot read view {'.'.join(view.name)}: {e}") from e
-        return f"SELECT {casts} FROM (\n{body.text}\n) AS {self.q('__v')}({', '.join(inner)})"
+        where = f" WHERE {self.guards[view.name]}" if view.name in self.guards else ""
+        return f"SELECT {casts} FROM (\n{body.text}\n) AS {self.q('__v')}({', '.join(inner)}){where}"
 
     def stand_in(self, view: ResolvedView) -> str:
         """A one-row ``SELECT`` with the view's output names and types (``CAST(NULL AS T) AS c``):
@@ -494,6 +505,18 @@ class _Run:
                     f"View {'.'.join(view.name)} has SQL for dialect {view.dialect}, not {x.dialect}; "
                     "pass translate= to opt into translation"
                 )
+            # the hook sees every relation fully qualified (as iceview's own translations write
+            # them), so it can look up schemas without knowing the view's default namespace
+            try:
+                sql = qualify(
+                    sql,
+                    default_catalog=view.default_catalog,
+                    default_namespace=view.default_namespace,
+                    known_catalogs=x.is_catalog,
+                    dialect=view.dialect.lower(),
+                )
+            except SQLParseError as e:
+                raise ViewExpansionError(f"Invalid SQL in view {'.'.join(view.name)}: {e}") from e
             sql = x.translate(sql, view.dialect, x.dialect)
         try:
             return self.rewrite(
