@@ -255,5 +255,6 @@ def test_translation_follows_the_spark_semantics_the_version_records(
         if translates:
             assert sorted(r[0] for r in engine.execute("SELECT x FROM plus")) == [2, 3, 4, 5]
         else:
-            with pytest.raises(UnsafeTranslationError, match="integer-overflow|may overflow"):
+            with pytest.raises(UnsafeTranslationError) as caught:
                 engine.execute("SELECT x FROM plus")
+            assert caught.value.codes == ("integer-overflow",)
