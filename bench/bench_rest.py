@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import hashlib
 import io
 import os
 import pstats
@@ -77,10 +76,10 @@ class JavaClient:
     """Iceberg Java's ``RESTCatalog`` in a warm JVM, one timed call per command."""
 
     def __init__(self, uri: str) -> None:
-        from fixtures.rest_java import server_classpath
+        from fixtures.rest_java import compile_java, server_classpath
 
         classpath = server_classpath()
-        classes = _compile(classpath)
+        classes = compile_java([JAVA_SOURCE], classpath, CACHE, MAIN_CLASS)
         java = shutil.which("java")
         if java is None:
             raise SystemExit(
@@ -122,54 +121,6 @@ class JavaClient:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-
-
-def _compile(classpath: list[str]) -> Path:
-    """``javac`` RestClientBench.java unless a build of the same source and jars is cached."""
-    digest = hashlib.sha256(JAVA_SOURCE.read_bytes())
-    for jar in classpath:
-        digest.update(b"\0" + Path(jar).name.encode())
-    target = CACHE / digest.hexdigest()[:16]
-    if (target / f"{MAIN_CLASS}.class").is_file():
-        return target
-    javac = shutil.which("javac")
-    if javac is None:
-        raise SystemExit("no `javac` on PATH (a Java 17 JDK is needed): run `bash scripts/setup.sh --tests`")
-    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)
-    done = subprocess.run(
-        [
-            javac,
-            "-nowarn",
-            "-encoding",
-            "UTF-8",
-            "-d",
-            str(partial),
-            "-cp",
-            os.pathsep.join(classpath),
-            str(JAVA_SOURCE),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise SystemExit(f"javac failed ({done.returncode}):\n{done.stderr.strip()}")
-    # slf4j 2 without a provider prints a three-line notice at start: name its no-op provider
-    services = partial / "META-INF" / "services"
-    services.mkdir(parents=True)
-    (services / "org.slf4j.spi.SLF4JServiceProvider").write_text(
-        "org.slf4j.helpers.NOP_FallbackServiceProvider\n", encoding="utf-8"
-    )
-    try:
-        partial.rename(target)
-    except OSError:  # built by another run meanwhile
-        shutil.rmtree(partial, ignore_errors=True)
-    for stale in CACHE.iterdir():  # builds of older sources
-        if stale != target and ".partial-" not in stale.name:
-            shutil.rmtree(stale, ignore_errors=True)
-    return target
 
 
 def measure(fns: dict[str, Callable[[], float | None]], runs: int, warmup: int) -> dict[str, list[float]]:

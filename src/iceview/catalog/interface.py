@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pyiceberg.schema import Schema
 
+from iceview.errors import NoSuchViewError, ViewAlreadyExistsError
 from iceview.identifiers import IdentifierLike, NamespaceLike, ViewIdentifier, to_identifier
 from iceview.spec import ViewRequirement, ViewUpdate
 from iceview.view import View, ViewDefinition, source_representation, translate_representations
@@ -104,8 +105,25 @@ class Catalog(ABC):
     @abstractmethod
     def _replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View: ...
 
-    @abstractmethod
-    def _create_or_replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View: ...
+    def _create_or_replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
+        """Create the view, or replace it if it exists; a view created or dropped concurrently
+        between the check and the write is replaced or created instead (three attempts)."""
+        for attempt in range(3):
+            last = attempt == 2
+            if not self.view_exists(identifier):
+                try:
+                    return self._create_view(identifier, definition)
+                except ViewAlreadyExistsError:
+                    if last:
+                        raise
+                    continue  # created concurrently: replace it
+            try:
+                return self._replace_view(identifier, definition)
+            except NoSuchViewError:
+                if last:
+                    raise
+                continue  # dropped concurrently: create it
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _prepared(self, definition: ViewDefinition | None, fields: DefinitionFields) -> ViewDefinition:
         """The definition asked for, with the translations of its ``dialects`` added (and the

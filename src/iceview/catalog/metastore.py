@@ -178,24 +178,6 @@ class MetastoreViewCatalog(Catalog):
         except CommitFailedError as e:
             raise CommitFailedError(f"View was updated concurrently: {identifier} ({e})") from e
 
-    def _create_or_replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
-        for attempt in range(3):
-            last = attempt == 2
-            if not self.view_exists(identifier):
-                try:
-                    return self._create_view(identifier, definition)
-                except ViewAlreadyExistsError:
-                    if last:
-                        raise
-                    continue  # created concurrently: replace it
-            try:
-                return self._replace_view(identifier, definition)
-            except NoSuchViewError:
-                if last:
-                    raise
-                continue  # dropped concurrently: create it
-        raise AssertionError("unreachable")  # pragma: no cover
-
     # -- register --------------------------------------------------------------------------------
     def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View:
         """Point a new view at an existing metadata file (no new file is written, as in Java).

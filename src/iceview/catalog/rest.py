@@ -55,7 +55,6 @@ from iceview.errors import (
     NoSuchViewError,
     TableAlreadyExistsError,
     UnsupportedOperationError,
-    ViewAlreadyExistsError,
     ViewUUIDMismatchError,
 )
 from iceview.identifiers import (
@@ -308,23 +307,6 @@ class RestCatalog(Catalog):
             return self.commit_view(view, change.requirements, change.updates)
         except CommitFailedError as e:
             raise CommitFailedError(f"View was updated concurrently: {identifier} ({e})") from e
-
-    def _create_or_replace_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
-        for attempt in range(3):
-            last = attempt == 2
-            if not self.view_exists(identifier):
-                try:
-                    return self._create_view(identifier, definition)
-                except ViewAlreadyExistsError:
-                    if last:
-                        raise
-                    continue  # created concurrently: replace it
-            try:
-                return self._replace_view(identifier, definition)
-            except NoSuchViewError:
-                if last:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
 
     # -- views -----------------------------------------------------------------------------------
     def load_view(self, identifier: IdentifierLike) -> View:
