@@ -16,12 +16,12 @@ from collections.abc import Mapping, Sequence
 from pyiceberg.io import FileIO
 
 from iceview import files
+from iceview.catalog.commit import commit_with_retries
 from iceview.catalog.interface import Catalog
 from iceview.catalog.operations import ViewOperations, read_metadata
 from iceview.catalog.properties import (
     VIEW_DEFAULT_PREFIX,
     VIEW_OVERRIDE_PREFIX,
-    RetryPolicy,
     properties_with_prefix,
 )
 from iceview.errors import (
@@ -37,14 +37,6 @@ from iceview.view import View, ViewDefinition
 from iceview.view.changes import create_change, replace_change
 
 __all__ = ["MetastoreViewCatalog"]
-
-
-class _RequirementFailed(Exception):
-    """Carries a failed requirement out of the retry loop: it is not retried (Java's
-    ``ValidationFailureException``)."""
-
-    def __init__(self, error: CommitFailedError) -> None:
-        self.error = error
 
 
 class MetastoreViewCatalog(Catalog):
@@ -107,26 +99,14 @@ class MetastoreViewCatalog(Catalog):
         first = ops.current() if reuse else ops.refresh()
         if first is None:
             raise NoSuchViewError(f"View does not exist: {ident}")
-        pending: list[ViewMetadata] = [first]
 
-        def attempt() -> ViewMetadata:
-            base = pending.pop() if pending else ops.refresh()
+        def refresh() -> ViewMetadata:
+            base = ops.refresh()
             if base is None:
                 raise NoSuchViewError(f"View does not exist: {ident}")
-            try:
-                for requirement in requirements:
-                    requirement.validate(base)
-            except CommitFailedError as e:
-                raise _RequirementFailed(e) from e
-            new = apply(base, updates)
-            if not new.changes:
-                return base  # nothing to commit (Java's CatalogHandlers skips the commit too)
-            return ops.commit(base, new)
+            return base
 
-        try:
-            RetryPolicy.from_properties(first.properties).run(attempt)
-        except _RequirementFailed as e:
-            raise e.error from None
+        commit_with_retries(first, refresh, requirements, updates, ops.commit)
         return self._view(ops)
 
     def _commit_create(

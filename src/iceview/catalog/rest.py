@@ -32,11 +32,11 @@ from urllib.parse import urlparse
 
 from pyiceberg import exceptions as pyiceberg_errors
 
+from iceview.catalog.commit import commit_with_retries
 from iceview.catalog.interface import Catalog, NamespacePropertiesUpdate
 from iceview.catalog.properties import (
     VIEW_DEFAULT_PREFIX,
     VIEW_OVERRIDE_PREFIX,
-    RetryPolicy,
     properties_with_prefix,
     property_as_int,
 )
@@ -75,13 +75,6 @@ __all__ = ["RestCatalog", "RestViewOperations"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-class _RequirementFailed(Exception):
-    """A requirement failed on fresh metadata: not retried (Java's ``ValidationFailureException``)."""
-
-    def __init__(self, error: CommitFailedError) -> None:
-        self.error = error
 
 
 class RestViewOperations:
@@ -213,22 +206,17 @@ class RestCatalog(Catalog):
         else:
             first = ops.current()
         assert first is not None  # refresh raises NoSuchViewError instead
-        pending: list[ViewMetadata] = [first]
         sent_uuids = [r for r in requirements if isinstance(r, AssertViewUUID)]
         what = f"view {ident}"
 
-        def attempt() -> ViewMetadata:
-            base = pending.pop() if pending else ops.refresh()
-            assert base is not None
-            try:
-                for requirement in requirements:
-                    requirement.validate(base)
-            except CommitFailedError as e:
-                raise _RequirementFailed(e) from e
-            new = apply(base, updates)  # every rule is checked here, before anything is sent
-            if not new.changes:
-                return base  # nothing to commit (as Java's CatalogHandlers)
-            # REST knows only assert-view-uuid: the caller's, else the uuid of the checked base
+        def refresh() -> ViewMetadata:
+            base = ops.refresh()
+            assert base is not None  # refresh raises NoSuchViewError instead
+            return base
+
+        def send(base: ViewMetadata, new: ViewMetadata) -> ViewMetadata:
+            # REST knows only assert-view-uuid: the caller's, else the uuid of the checked base;
+            # the server applies the same updates to its own current metadata
             checks = sent_uuids or [AssertViewUUID(base.uuid)]
             body = {
                 "identifier": {"namespace": list(ident.namespace), "name": ident.name},
@@ -242,10 +230,7 @@ class RestCatalog(Catalog):
             ops.update(committed)
             return committed
 
-        try:
-            RetryPolicy.from_properties(first.properties).run(attempt)
-        except _RequirementFailed as e:
-            raise e.error from None
+        commit_with_retries(first, refresh, requirements, updates, send)
         return self._view(ops)
 
     def _commit_create(

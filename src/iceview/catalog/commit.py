@@ -1,0 +1,57 @@
+"""The one commit loop behind every catalog's :meth:`~iceview.catalog.Catalog.commit_view`.
+
+Each attempt takes the view's metadata (the caller's first, then a fresh read), checks the
+requirements against it (a failure is final: Java's ``ValidationFailureException`` is not retried),
+applies the updates with :func:`iceview.spec.apply` (so every rule of the spec is checked before
+anything is written or sent), and hands base and result to the catalog's ``swap``: a
+compare-and-swap of the metadata pointer (SQL catalog) or a ``CommitViewRequest`` (REST client).
+A ``CommitFailedError`` from ``swap`` is a conflict and is retried with the view's
+``commit.retry.*`` properties. An empty change commits nothing, as Java's ``CatalogHandlers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from iceview.catalog.properties import RetryPolicy
+from iceview.errors import CommitFailedError
+from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, apply
+
+__all__ = ["commit_with_retries"]
+
+
+class _RequirementFailed(Exception):
+    """Carries a failed requirement out of the retry loop, which would otherwise retry it."""
+
+    def __init__(self, error: CommitFailedError) -> None:
+        self.error = error
+
+
+def commit_with_retries(
+    first: ViewMetadata,
+    refresh: Callable[[], ViewMetadata],
+    requirements: Sequence[ViewRequirement],
+    updates: Sequence[ViewUpdate],
+    swap: Callable[[ViewMetadata, ViewMetadata], ViewMetadata],
+) -> ViewMetadata:
+    """Commit ``updates`` on top of ``first`` (then of ``refresh()`` after each conflict) through
+    ``swap(base, new)``; returns the committed metadata (``base`` itself for an empty change).
+    ``refresh`` raises ``NoSuchViewError`` when the view is gone."""
+    pending = [first]
+
+    def attempt() -> ViewMetadata:
+        base = pending.pop() if pending else refresh()
+        try:
+            for requirement in requirements:
+                requirement.validate(base)
+        except CommitFailedError as e:
+            raise _RequirementFailed(e) from e
+        new = apply(base, updates)
+        if not new.changes:
+            return base
+        return swap(base, new)
+
+    try:
+        return RetryPolicy.from_properties(first.properties).run(attempt)
+    except _RequirementFailed as e:
+        raise e.error from None
