@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from fixtures.java_session import JavaSpark
+from fixtures.java_session import JavaSpark, plain_session
 from fixtures.rest_java import JavaRestServer
 
 pytestmark = pytest.mark.java
@@ -89,28 +89,6 @@ def expected(rows: list[tuple[int, str | None, str | None]]) -> list[dict[str, A
 def rest_metadata_location(server: JavaRestServer, ns: str, view: str) -> str:
     with urllib.request.urlopen(f"{server.uri}v1/namespaces/{ns}/views/{view}", timeout=30) as r:
         return str(json.loads(r.read())["metadata-location"])
-
-
-def plain_session(spark: Any, conf: dict[str, str]) -> Any:
-    """A second session on the same ``SparkContext`` without session extensions (so without
-    Iceberg's: Spark there cannot resolve an Iceberg view itself), with the catalog conf ``conf``."""
-    from pyspark.sql import SparkSession
-
-    jvm = spark._jvm
-    jss = spark._jsparkSession
-    empty_map = getattr(getattr(jvm.scala.collection.immutable, "Map$"), "MODULE$").empty()
-    jsession = jvm.org.apache.spark.sql.SparkSession(
-        jss.sparkContext(),
-        jvm.scala.Some(jss.sharedState()),
-        jvm.scala.Option.empty(),
-        jvm.org.apache.spark.sql.SparkSessionExtensions(),
-        empty_map,
-    )
-    plain = SparkSession(spark.sparkContext, jsession)
-    for key, value in conf.items():
-        plain.conf.set(key, value)
-    assert "IcebergSparkSessionExtensions" not in str(plain._jsparkSession.extensions())
-    return plain
 
 
 # ----------------------------------------------------------------------------- Spark -> iceview

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from fixtures.java_session import JavaSpark
+from fixtures.java_session import JavaSpark, plain_session
 
 if "fixtures.postgres" not in sys.modules:
     from fixtures.postgres import postgres_server  # noqa: F401 - fixture
@@ -341,27 +341,6 @@ class Run:
 
     def counts(self) -> Counter[str]:
         return Counter(c.outcome for c in self.comparisons)
-
-
-def plain_session(spark: Any, conf: dict[str, str]) -> Any:
-    """A second session on the same SparkContext without any session extension (so without
-    Iceberg's), with the catalog conf of ``conf``."""
-    from pyspark.sql import SparkSession
-
-    jvm = spark._jvm
-    jss = spark._jsparkSession
-    empty_map = getattr(getattr(jvm.scala.collection.immutable, "Map$"), "MODULE$").empty()
-    jsession = jvm.org.apache.spark.sql.SparkSession(
-        jss.sparkContext(),
-        jvm.scala.Some(jss.sharedState()),
-        jvm.scala.Option.empty(),
-        jvm.org.apache.spark.sql.SparkSessionExtensions(),
-        empty_map,
-    )
-    plain = SparkSession(spark.sparkContext, jsession)
-    for key, value in conf.items():
-        plain.conf.set(key, value)
-    return plain
 
 
 @pytest.fixture(scope="module")
