@@ -98,6 +98,31 @@ def test_bearer_token(java_rest_server_factory: Any) -> None:
     assert wrong_token not in str(info.value) and server.token not in str(info.value)
 
 
+def test_custom_auth_manager_from_flattened_config(
+    java_rest_server_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PyIceberg's custom auth (``auth: {type: custom, impl, custom: {...}}``) reaches PyIceberg as
+    one nested mapping, whether it came from YAML or from PYICEBERG_CATALOG__X__AUTH__* variables."""
+    from rest_custom_auth import StaticBearer
+
+    server = java_rest_server_factory(auth="token")
+    monkeypatch.setenv("PYICEBERG_CATALOG__CUSTOM__URI", server.uri)
+    monkeypatch.setenv("PYICEBERG_CATALOG__CUSTOM__AUTH__TYPE", "custom")
+    monkeypatch.setenv("PYICEBERG_CATALOG__CUSTOM__AUTH__IMPL", "rest_custom_auth.StaticBearer")
+    monkeypatch.setenv("PYICEBERG_CATALOG__CUSTOM__AUTH__CUSTOM__TOKEN", server.token)
+    monkeypatch.setenv("PYICEBERG_CATALOG__CUSTOM__TYPE", "rest")
+    before = StaticBearer.calls
+    cat = load_catalog("custom")
+    cat.create_namespace("ns")
+    assert create(cat, "ns.v").metadata_location
+    assert StaticBearer.calls > before
+    cat.close()
+    monkeypatch.setenv("PYICEBERG_CATALOG__CUSTOM__AUTH__CUSTOM__TOKEN", "not-the-token-987")
+    with pytest.raises(NotAuthorizedError) as info:
+        load_catalog("custom")
+    assert "not-the-token-987" not in str(info.value)
+
+
 def test_endpoint_gating_without_view_endpoints(java_rest_server_factory: Any) -> None:
     server = java_rest_server_factory(advertise_views=False)
     cat = RestCatalog("noviews", uri=server.uri)

@@ -173,6 +173,29 @@ def rest_error_from_pyiceberg(error: Exception, what: str, redact: Redactor) -> 
     return None
 
 
+def _with_nested_auth(properties: Mapping[str, str]) -> dict[str, Any]:
+    """PyIceberg reads its auth managers' settings from one nested ``auth`` mapping (``auth:
+    {type: custom, impl: my.Auth, custom: {...}}`` in ``.pyiceberg.yaml``); iceview's configuration
+    arrives flattened (``auth.type``, ``auth.custom.key``, or ``PYICEBERG_CATALOG__X__AUTH__TYPE``),
+    so the mapping is rebuilt here."""
+    out: dict[str, Any] = {k: v for k, v in properties.items() if not k.startswith("auth.")}
+    nested: dict[str, Any] = {}
+    for key, value in properties.items():
+        if not key.startswith("auth."):
+            continue
+        node = nested
+        *parents, leaf = key[len("auth.") :].split(".")
+        for part in parents:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise InvalidArgumentError(f"Catalog property {key} conflicts with auth.{part}")
+            node = child
+        node[leaf] = value
+    if nested:
+        out["auth"] = nested
+    return out
+
+
 class RestSession:
     """One REST catalog connection: PyIceberg's ``RestCatalog`` plus endpoint gating for views."""
 
@@ -180,7 +203,7 @@ class RestSession:
         self.redact = Redactor(properties)
         where = f"REST catalog {name} at {properties.get('uri')}"
         try:
-            self.rest = _PyIcebergRest(name, **properties)
+            self.rest = _PyIcebergRest(name, **_with_nested_auth(properties))
         except IceviewError:
             raise
         except Exception as e:
