@@ -87,9 +87,11 @@ def iceberg_catalog_conf(catalog: Catalog, name: str | None = None) -> dict[str,
     (type ``jdbc``, ``jdbc.schema-version=V1``, ``cache-enabled=false`` so Spark sees iceview's
     writes at once)."""
     name = name or catalog.name
+    prefix = f"spark.sql.catalog.{name}"
+    if catalog.catalog_type == "rest":
+        return _rest_conf(catalog, prefix)
     uri, extra = _jdbc(catalog)
     warehouse = catalog.properties.get("warehouse")
-    prefix = f"spark.sql.catalog.{name}"
     conf = {
         prefix: "org.apache.iceberg.spark.SparkCatalog",
         f"{prefix}.type": "jdbc",
@@ -100,6 +102,23 @@ def iceberg_catalog_conf(catalog: Catalog, name: str | None = None) -> dict[str,
     if warehouse:
         conf[f"{prefix}.warehouse"] = warehouse
     conf.update({f"{prefix}.{k}": v for k, v in extra.items()})
+    return conf
+
+
+# REST client properties Iceberg Java and PyIceberg spell alike (docs/catalogs.md)
+_REST_KEYS = ("uri", "warehouse", "prefix", "credential", "token", "scope", "oauth2-server-uri")
+
+
+def _rest_conf(catalog: Catalog, prefix: str) -> dict[str, str]:
+    """Iceberg's ``RESTCatalog`` on the same server, with the same credentials and headers."""
+    conf = {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "rest",
+        f"{prefix}.cache-enabled": "false",
+    }
+    for key, value in catalog.properties.items():
+        if key in _REST_KEYS or key.startswith("header."):
+            conf[f"{prefix}.{key}"] = value
     return conf
 
 
@@ -169,7 +188,10 @@ def local_session(
         settings["spark.jars"] = ",".join(runtime_jars(jars_dir))
         if extensions:
             settings["spark.sql.extensions"] = ICEBERG_EXTENSIONS
-        if catalog is not None:
+        if catalog is not None and catalog.catalog_type == "rest":
+            settings["spark.jars"] = ",".join(runtime_jars(jars_dir, rest_client=True))
+            settings.update(iceberg_catalog_conf(catalog, name))
+        elif catalog is not None:
             uri, _ = _jdbc(catalog)
             register = True
             if uri.startswith("jdbc:sqlite:"):
