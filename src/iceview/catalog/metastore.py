@@ -18,7 +18,7 @@ from pyiceberg.io import FileIO
 from iceview import files
 from iceview.catalog.commit import commit_with_retries
 from iceview.catalog.interface import Catalog
-from iceview.catalog.operations import ViewOperations, read_metadata
+from iceview.catalog.operations import METADATA_CACHE_SIZE, MetadataCache, ViewOperations, read_metadata
 from iceview.catalog.properties import (
     VIEW_DEFAULT_PREFIX,
     VIEW_OVERRIDE_PREFIX,
@@ -47,6 +47,14 @@ class MetastoreViewCatalog(Catalog):
     def __init__(self, name: str, properties: Mapping[str, str]) -> None:
         super().__init__(name, properties)
         self._io: FileIO | None = None
+        size = self.properties.get(METADATA_CACHE_SIZE, "0")
+        try:
+            entries = int(size)
+        except ValueError:
+            raise InvalidArgumentError(f"Invalid {METADATA_CACHE_SIZE} {size!r}: not an integer") from None
+        self.metadata_cache: MetadataCache | None = MetadataCache(entries) if entries > 0 else None
+        """Parsed metadata files by location (``iceview.metadata-cache-size``), shared by the
+        operations of every view of this catalog."""
 
     @property
     def io(self) -> FileIO:

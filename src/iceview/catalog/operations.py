@@ -9,8 +9,10 @@ failure deletes the file it wrote; an unknown outcome keeps it.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 
 from pyiceberg.io import FileIO
 
@@ -26,7 +28,11 @@ from iceview.errors import (
 from iceview.identifiers import ViewIdentifier
 from iceview.spec import ViewMetadata
 
-__all__ = ["ViewOperations", "delete_file_quietly", "read_metadata"]
+__all__ = ["METADATA_CACHE_SIZE", "MetadataCache", "ViewOperations", "delete_file_quietly", "read_metadata"]
+
+METADATA_CACHE_SIZE = "iceview.metadata-cache-size"
+"""Catalog property: how many parsed metadata files to keep by location (0, the default: none).
+``iceview serve`` sets it; a long-lived process that loads the same views often may too."""
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +55,34 @@ def delete_file_quietly(io: FileIO, location: str) -> None:
         log.warning("Failed to delete metadata file %s: %s", location, e)
 
 
+class MetadataCache:
+    """Parsed metadata files by location, least recently used first out. A metadata file never
+    changes once written (each commit writes a new one), so an entry cannot go stale; the pointer
+    is still asked on every refresh, so a cache never serves an old version of a view."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, ViewMetadata] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, location: str) -> ViewMetadata | None:
+        with self._lock:
+            found = self._entries.get(location)
+            if found is not None:
+                self._entries.move_to_end(location)
+            return found
+
+    def put(self, location: str, metadata: ViewMetadata) -> None:
+        with self._lock:
+            self._entries[location] = metadata
+            self._entries.move_to_end(location)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 # ----------------------------------------------------------------------------- operations
 
 
@@ -60,10 +94,13 @@ class ViewOperations(ABC):
     enforces the view-uuid rule on refresh and cleans up after definite failures.
     """
 
-    def __init__(self, identifier: ViewIdentifier, io: FileIO, full_name: str) -> None:
+    def __init__(
+        self, identifier: ViewIdentifier, io: FileIO, full_name: str, cache: MetadataCache | None = None
+    ) -> None:
         self.identifier = identifier
         self.io = io
         self.full_name = full_name
+        self.cache = cache
         self._current: ViewMetadata | None = None
         self._current_location: str | None = None
         self._should_refresh = True
@@ -114,7 +151,11 @@ class ViewOperations(ABC):
     def refresh_from_location(self, location: str) -> None:
         if location != self._current_location:
             log.debug("Refreshing view metadata from new version: %s", location)
-            metadata = read_metadata(self.io, location)
+            metadata = self.cache.get(location) if self.cache is not None else None
+            if metadata is None:
+                metadata = read_metadata(self.io, location)
+                if self.cache is not None:
+                    self.cache.put(location, metadata)
             if self._current is not None and metadata.uuid.lower() != self._current.uuid.lower():
                 raise ViewUUIDMismatchError(
                     f"View UUID does not match: current={self._current.uuid} != refreshed={metadata.uuid} "
@@ -162,6 +203,8 @@ class ViewOperations(ABC):
             raise
         self._current = committed
         self._current_location = new_location
+        if self.cache is not None:
+            self.cache.put(new_location, committed)
         # as Java: the next current() asks the metastore again (cheap: the file is not re-read
         # while the pointer still holds it)
         self._should_refresh = True

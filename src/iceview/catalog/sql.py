@@ -124,7 +124,7 @@ class SqlViewOperations(ViewOperations):
     """The pointer of one view in ``iceberg_tables``: Java's ``JdbcViewOperations``."""
 
     def __init__(self, catalog: SqlCatalog, identifier: ViewIdentifier) -> None:
-        super().__init__(identifier, catalog.io, catalog.full_view_name(identifier))
+        super().__init__(identifier, catalog.io, catalog.full_view_name(identifier), catalog.metadata_cache)
         self.catalog = catalog
 
     def do_refresh(self) -> str | None:
