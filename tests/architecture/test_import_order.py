@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("files", ("iceview.files",)),
     ("view", ("iceview.view",)),
     ("catalog", ("iceview.catalog",)),
+    ("server", ("iceview.server",)),
     ("engines", ("iceview.spark", "iceview.duckdb")),
     ("cli", ("iceview.cli",)),
     ("package", ("iceview",)),  # the root re-exports, lazily

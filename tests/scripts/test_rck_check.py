@@ -38,6 +38,7 @@ def data(tmp_path: Path) -> Path:
     (d / "reference-table-failures.txt").write_text("# measured\ntestLoadTable()\n", encoding="utf-8")
     (d / "reference-table-skips.txt").write_text("testNamespaceWithDot()\n", encoding="utf-8")
     (d / "reference-view-skips.txt").write_text("listViewsInEmptyNamespace()\n", encoding="utf-8")
+    (d / "iceview-table-deviations.txt").write_text("b()  # a recorded reason\n", encoding="utf-8")
     return d
 
 
@@ -73,6 +74,14 @@ def test_new_failures_or_skips_fail_the_run(
     write(reports, "views", VIEWS, views)
     write(reports, "tables", TABLES, tables)
     assert run(reports, data) == 1
+
+
+def test_a_deviation_without_a_reason_cannot_be_checked(tmp_path: Path, data: Path) -> None:
+    (data / "iceview-table-deviations.txt").write_text("b()\n", encoding="utf-8")
+    reports = tmp_path / "r"
+    write(reports, "views", VIEWS, {"basicCreateView()": "pass"})
+    write(reports, "tables", TABLES, {"b()": "fail"})
+    assert run(reports, data) == 4
 
 
 def test_missing_or_broken_reports_cannot_be_checked(tmp_path: Path, data: Path) -> None:

@@ -17,6 +17,7 @@ from iceview.cli.commands import (
     properties,
     rename,
     rollback,
+    serve,
     show,
     sql,
     translate,
@@ -38,6 +39,7 @@ COMMANDS: tuple[click.Command, ...] = (
     drop.drop,
     lint.lint,
     translate.translate,
+    serve.serve,
     add_dialect.add_dialect,
     sql.sql,
 )

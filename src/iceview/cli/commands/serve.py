@@ -1,0 +1,109 @@
+"""``iceview serve``: the catalog as an Iceberg REST catalog server."""
+
+from __future__ import annotations
+
+import click
+
+from iceview.cli.context import State, command, common_options, pass_state
+
+
+@command("serve", "Serve a catalog over the Iceberg REST protocol.")
+@click.option(
+    "--serve-catalog",
+    "serve_catalogs",
+    multiple=True,
+    metavar="NAME",
+    help="A catalog to serve (repeatable; more than one are served under prefixes). Default: --catalog, "
+    "else the default catalog.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", default=8181, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on."
+)
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
+@click.option(
+    "--auth-file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="OAuth2 clients, static tokens and the signing key (YAML or JSON; see docs/server.md).",
+)
+@click.option("--insecure", is_flag=True, help="Allow a non-loopback --host without authentication.")
+@click.option(
+    "--allow-external-locations",
+    is_flag=True,
+    help="Allow view and table locations outside the catalog's warehouse.",
+)
+@click.option(
+    "--max-body",
+    default=8 * 1024 * 1024,
+    show_default=True,
+    type=click.IntRange(1024),
+    help="Largest request body, in bytes.",
+)
+@click.option(
+    "--timeout",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0.1),
+    help="Seconds a request may run.",
+)
+@click.option("--access-log", is_flag=True, help="Log every request (method, path, status).")
+@click.option(
+    "--hash-secret",
+    is_flag=True,
+    help="Print the hash of a client secret or token (read from the prompt or stdin) for --auth-file, and exit.",
+)
+@common_options
+@pass_state
+def serve(
+    state: State,
+    serve_catalogs: tuple[str, ...],
+    host: str,
+    port: int,
+    workers: int,
+    auth_file: str | None,
+    insecure: bool,
+    allow_external_locations: bool,
+    max_body: int,
+    timeout: float,
+    access_log: bool,
+    hash_secret: bool,
+) -> None:
+    """Serve the catalog (by default the embedded SQLite one) as an Iceberg REST catalog that
+    Spark, Trino, PyIceberg and Java reach with type=rest. Prints the URL once it answers; stops
+    on Ctrl-C or SIGTERM. Without --auth-file it listens on loopback only."""
+    if hash_secret:
+        _print_hash()
+        return
+    from iceview.server.run import ServeOptions, parse_catalogs
+    from iceview.server.run import serve as run
+
+    names = serve_catalogs or ((state.catalog_name,) if state.catalog_name else ())
+    options = ServeOptions(
+        catalogs=parse_catalogs(names),
+        host=host,
+        port=port,
+        workers=workers,
+        insecure=insecure,
+        auth_file=auth_file,
+        max_body_bytes=max_body,
+        request_timeout_s=timeout,
+        allow_external_locations=allow_external_locations,
+        access_log=access_log,
+    )
+    run(options, say=lambda line: click.echo(line, err=False))
+
+
+def _print_hash() -> None:
+    """The salted scrypt hash of a secret: prompted for (twice, hidden) on a terminal, else the
+    first line of stdin. Only the hash is printed."""
+    import sys
+
+    from iceview.server.auth import hash_secret
+
+    if sys.stdin.isatty():
+        secret = click.prompt("Secret", hide_input=True, confirmation_prompt=True)
+    else:
+        secret = sys.stdin.readline().rstrip("\r\n")
+    if not secret:
+        raise click.UsageError("the secret is empty")
+    click.echo(hash_secret(secret))

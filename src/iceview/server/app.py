@@ -1,0 +1,324 @@
+"""The ASGI application: routing, bounded bodies, time limits, auth, idempotent mutations,
+metrics, and every failure as an ``IcebergErrorResponse``.
+
+The handlers (:mod:`iceview.server.views`, ``namespaces``, ``tables``) are synchronous calls into
+the catalog interface; they run in Starlette's thread pool. The app keeps no state of its own
+beyond caches: pointers live in the catalog's store, so instances on one PostgreSQL scale out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import anyio
+import orjson
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route as StarletteRoute
+
+from iceview.server.auth import Authenticator, Principal, parse_token_form
+from iceview.server.context import Reply, ServedCatalog, ServerSettings
+from iceview.server.errors import ApiError, error_body, error_response, from_exception
+from iceview.server.idempotency import IdempotencyStore, StoredReply
+from iceview.server.metrics import Metrics
+from iceview.server.protocol import decode_json
+from iceview.server.routes import ROUTES, Call, Route
+
+__all__ = ["create_app", "endpoints"]
+
+log = logging.getLogger("iceview.server")
+
+_RESERVED_PREFIXES = {"namespaces", "tables", "views", "transactions", "oauth", "config"}
+
+
+def endpoints() -> list[str]:
+    """Every endpoint the server serves, as ``/v1/config`` advertises them."""
+    return [route.endpoint for route in ROUTES]
+
+
+def _iso_duration(seconds: int) -> str:
+    return f"PT{seconds // 60}M" if seconds % 60 == 0 else f"PT{seconds}S"
+
+
+class _App:
+    def __init__(
+        self,
+        catalogs: Sequence[ServedCatalog],
+        settings: ServerSettings,
+        authenticator: Authenticator | None,
+        idempotency: IdempotencyStore | None,
+        metrics: Metrics,
+    ) -> None:
+        if not catalogs:
+            raise ValueError("A server needs at least one catalog")
+        for served in catalogs:
+            if served.name in _RESERVED_PREFIXES:
+                raise ValueError(f"Cannot serve a catalog named {served.name!r}: the name is a path segment")
+        self.catalogs = {c.name: c for c in catalogs}
+        self.default = catalogs[0]
+        self.settings = settings
+        self.auth = authenticator
+        self.idempotency = idempotency
+        self.metrics = metrics
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def served(self, prefix: str | None) -> ServedCatalog:
+        if prefix is None:
+            return self.default
+        served = self.catalogs.get(prefix)
+        if served is None:
+            raise ApiError(
+                404, "NotFoundException", f"Not found: no catalog is served under the prefix {prefix!r}"
+            )
+        return served
+
+    def principal(self, request: Request) -> Principal | None:
+        if self.auth is None:
+            return None
+        return self.auth.authenticate(request.headers.get("authorization"))
+
+    async def body(self, request: Request) -> bytes:
+        limit = self.settings.max_body_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise ApiError(413, "RequestTooLargeException", f"Request body larger than {limit} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ApiError(413, "RequestTooLargeException", f"Request body larger than {limit} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def run(self, handler: Any, *args: Any, mutation: bool) -> Any:
+        try:
+            with anyio.fail_after(self.settings.request_timeout_s):
+                # abandoned on time-out: a thread cannot be stopped, so a mutation's outcome is unknown
+                return await anyio.to_thread.run_sync(handler, *args, abandon_on_cancel=True)
+        except TimeoutError:
+            if mutation:
+                raise ApiError(
+                    500,
+                    "CommitStateUnknownException",
+                    f"Commit state unknown: the request ran longer than {self.settings.request_timeout_s:g} s; "
+                    "reload to see whether the change was applied",
+                ) from None
+            raise ApiError(
+                503,
+                "ServiceUnavailableException",
+                f"Service unavailable: the request ran longer than {self.settings.request_timeout_s:g} s",
+            ) from None
+
+    # -- endpoints -------------------------------------------------------------------------------
+    async def config(self, request: Request) -> Response:
+        started = time.perf_counter()
+        status = 200
+        try:
+            self.principal(request)
+            warehouse = request.query_params.get("warehouse")
+            served = self.default
+            if warehouse:
+                served = self._by_warehouse(warehouse)
+            overrides: dict[str, str] = {}
+            if len(self.catalogs) > 1:
+                overrides["prefix"] = served.name
+            body: dict[str, Any] = {"defaults": {}, "overrides": overrides, "endpoints": endpoints()}
+            if self.idempotency is not None:
+                body["idempotency-key-lifetime"] = _iso_duration(self.settings.idempotency_lifetime_s)
+            return _json(200, body)
+        except Exception as e:
+            err = from_exception(e)
+            status = err.status
+            return error_response(err)
+        finally:
+            self.metrics.observe("GET", "/v1/config", status, time.perf_counter() - started)
+
+    def _by_warehouse(self, warehouse: str) -> ServedCatalog:
+        for served in self.catalogs.values():
+            if warehouse in (served.name, served.catalog.properties.get("warehouse")):
+                return served
+        if len(self.catalogs) == 1:
+            # one catalog: clients configured with any warehouse reach it (Java's servers ignore it)
+            return self.default
+        raise ApiError(
+            404,
+            "NotFoundException",
+            f"Not found: warehouse {warehouse!r} is not served here (served: {', '.join(self.catalogs)})",
+        )
+
+    async def tokens(self, request: Request) -> Response:
+        started = time.perf_counter()
+        status = 200
+        try:
+            if self.auth is None:
+                raise ApiError(
+                    404, "NotFoundException", "Not found: this server has no authentication configured"
+                )
+            form = parse_token_form(await self.body(request))
+            # checking a secret is deliberately slow (scrypt): off the event loop
+            status, body = await run_in_threadpool(self.auth.issue_token, form)
+            return _json(status, body)
+        except Exception as e:
+            err = from_exception(e)
+            status = err.status
+            return error_response(err)
+        finally:
+            self.metrics.observe("POST", "/v1/oauth/tokens", status, time.perf_counter() - started)
+
+    async def dispatch(self, request: Request, routes: Mapping[str, Route]) -> Response:
+        started = time.perf_counter()
+        route = routes.get(request.method)
+        status = 500
+        try:
+            if route is None:
+                raise ApiError(
+                    405, "MethodNotAllowedException", f"Method {request.method} is not allowed here"
+                )
+            response = await self._serve(request, route)
+            status = response.status_code
+            return response
+        except Exception as e:
+            err = from_exception(e, mutation=route is not None and route.mutation)
+            status = err.status
+            return error_response(err) if request.method != "HEAD" else Response(status_code=err.status)
+        finally:
+            self.metrics.observe(
+                request.method, route.endpoint if route else "-", status, time.perf_counter() - started
+            )
+
+    async def _serve(self, request: Request, route: Route) -> Response:
+        principal = self.principal(request)
+        if route.mutation and principal is not None and not principal.can_write:
+            raise ApiError(
+                403,
+                "ForbiddenException",
+                f"{principal.name} may only read: this token cannot change the catalog",
+            )
+        served = self.served(request.path_params.get("prefix"))
+        body = None
+        raw = b""
+        if route.body is not None:
+            raw = await self.body(request)
+            body = decode_json(raw, route.body)
+        key = request.headers.get("idempotency-key") if route.mutation else None
+        store = self.idempotency if key is not None else None
+        # a key guards one exact request: the path names the view or table, the query its options
+        target = f"{request.method} {request.url.path}?{request.url.query}"
+        if key is not None and store is not None:
+            stored = await run_in_threadpool(store.get, key, target, raw)
+            if stored is not None:
+                return Response(stored.body, status_code=stored.status, media_type="application/json")
+        params = {k: v for k, v in request.path_params.items() if k != "prefix"}
+        call = Call(served, params, dict(request.query_params), body, self.settings)
+
+        def work() -> tuple[Reply, bytes]:
+            # runs in a worker thread and finalizes the key there: a request abandoned at the time
+            # limit still records its real outcome when it ends, and a retry replays that outcome
+            try:
+                reply = route.handler(call)
+            except Exception as e:
+                err = from_exception(e, mutation=route.mutation)
+                if key is not None and store is not None:
+                    if err.status < 500:
+                        answer = error_body(err.status, err.error_type, err.message)
+                        store.put(key, target, raw, StoredReply(err.status, answer))
+                    else:  # a 5xx is not final: a retry with the key runs again
+                        store.release(key, target, raw)
+                raise err from e
+            payload = b"" if reply.body is None else orjson.dumps(reply.body)
+            if key is not None and store is not None:
+                store.put(key, target, raw, StoredReply(reply.status, payload))
+            return reply, payload
+
+        reply, payload = await self.run(work, mutation=route.mutation)
+        self.metrics.reply(route, reply.status)
+        if reply.body is None or request.method == "HEAD":
+            return Response(status_code=reply.status, headers=reply.headers)
+        return Response(
+            payload, status_code=reply.status, media_type="application/json", headers=reply.headers
+        )
+
+    async def healthz(self, request: Request) -> Response:
+        try:
+            await self.run(self.default.catalog.namespace_exists, ("iceview-healthz",), mutation=False)
+        except Exception as e:
+            err = from_exception(e)
+            return _json(503, {"status": "unavailable", "reason": err.message})
+        return _json(200, {"status": "ok"})
+
+    async def metrics_endpoint(self, request: Request) -> Response:
+        data, content_type = self.metrics.exposition()
+        return Response(data, media_type=content_type)
+
+
+def _json(status: int, body: Any) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    if status == 404:
+        err = ApiError(
+            404, "NotFoundException", f"Not found: no endpoint {request.method} {request.url.path}"
+        )
+    elif status == 405:
+        err = ApiError(
+            405, "MethodNotAllowedException", f"Method {request.method} is not allowed on {request.url.path}"
+        )
+    else:
+        err = ApiError(status, "BadRequestException", str(getattr(exc, "detail", "")) or "Bad request")
+    return error_response(err)
+
+
+def create_app(
+    catalogs: Sequence[ServedCatalog],
+    settings: ServerSettings | None = None,
+    *,
+    authenticator: Authenticator | None = None,
+    idempotency: IdempotencyStore | None = None,
+    metrics: Metrics | None = None,
+) -> Starlette:
+    """The REST catalog server for ``catalogs`` (the first is served without a prefix; with more
+    than one, ``/v1/config?warehouse=NAME`` hands out ``prefix=NAME``)."""
+    app = _App(catalogs, settings or ServerSettings(), authenticator, idempotency, metrics or Metrics())
+    by_path: dict[str, dict[str, Route]] = {}
+    for route in ROUTES:
+        by_path.setdefault(route.path, {})[route.method] = route
+    routes: list[StarletteRoute] = [
+        StarletteRoute("/v1/config", app.config, methods=["GET"]),
+        StarletteRoute("/v1/oauth/tokens", app.tokens, methods=["POST"]),
+        StarletteRoute("/healthz", app.healthz, methods=["GET"]),
+        StarletteRoute("/metrics", app.metrics_endpoint, methods=["GET"]),
+    ]
+    for prefixed in (False, True):
+        for path, methods in by_path.items():
+            full = ("/v1/{prefix}" if prefixed else "/v1") + path
+
+            async def endpoint(request: Request, _methods: Mapping[str, Route] = methods) -> Response:
+                return await app.dispatch(request, _methods)
+
+            verbs = sorted(set(methods) | {"GET", "HEAD", "POST", "DELETE", "PUT"})
+            routes.append(StarletteRoute(full, endpoint, methods=verbs))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            for served in catalogs:
+                with contextlib.suppress(Exception):
+                    served.close()
+
+    return Starlette(
+        routes=routes,
+        exception_handlers={404: _not_found, 405: _not_found, 400: _not_found},
+        lifespan=lifespan,
+    )

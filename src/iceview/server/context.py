@@ -1,0 +1,73 @@
+"""What one request works on: the served catalog (with its table catalog and the locations it
+may write to) and the server's settings. Also the answer a handler gives."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from iceview.catalog import Catalog
+from iceview.catalog.interface import close_table_catalog
+
+__all__ = ["Reply", "ServedCatalog", "ServerSettings"]
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Limits and policies of one server (the same in every worker)."""
+
+    max_body_bytes: int = 8 * 1024 * 1024
+    """Larger request bodies are refused with 413."""
+    request_timeout_s: float = 60.0
+    """A request still running after this is answered 503 (a mutation: 500, outcome unknown)."""
+    max_page_size: int = 1000
+    """The largest page of a list answer, and the page size when a client pages without one."""
+    idempotency_lifetime_s: int = 30 * 60
+    """How long an ``Idempotency-Key`` is remembered (advertised as ``idempotency-key-lifetime``)."""
+    allow_external_locations: bool = False
+    """Whether a view or table may be given a location outside its catalog's warehouse."""
+
+
+@dataclass
+class ServedCatalog:
+    """A catalog behind the server, by the name (prefix) it is served under."""
+
+    name: str
+    catalog: Catalog
+    _tables: Any = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def tables(self) -> Any:
+        """PyIceberg's catalog for the tables of the same store (created once, shared by the
+        request threads: PyIceberg's SQL catalog holds only a connection pool)."""
+        with self._lock:
+            if self._tables is None:
+                self._tables = self.catalog.table_catalog()
+            return self._tables
+
+    def locations(self, allow_external: bool) -> Sequence[str] | None:
+        """Where views and tables may live: under the warehouse; None when anywhere is allowed
+        (by configuration, or when the catalog has no warehouse to confine them to)."""
+        warehouse = self.catalog.properties.get("warehouse")
+        if allow_external or not warehouse:
+            return None
+        return (warehouse,)
+
+    def close(self) -> None:
+        """Release the table catalog and the catalog's connections."""
+        with self._lock:
+            if self._tables is not None:
+                close_table_catalog(self._tables)
+                self._tables = None
+        self.catalog.close()
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A handler's answer: status and a JSON document (None: no body)."""
+
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)

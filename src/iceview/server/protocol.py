@@ -1,0 +1,226 @@
+"""What the REST protocol says about requests: JSON bodies, namespaces in paths, names that may
+not escape the warehouse, locations, and paging. Pure: no catalog, no HTTP framework."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import orjson
+
+from iceview.server.errors import ApiError, bad_request
+
+__all__ = [
+    "NAMESPACE_SEPARATOR",
+    "Page",
+    "check_level",
+    "check_location",
+    "check_name",
+    "check_new_identifier",
+    "decode_json",
+    "get_string",
+    "get_string_list",
+    "get_string_map",
+    "identifier_json",
+    "namespace_from_path",
+    "page",
+]
+
+NAMESPACE_SEPARATOR = "\x1f"
+"""Namespace levels in a path or ``parent`` parameter are joined by the unit separator (``%1F``)."""
+
+T = TypeVar("T")
+
+
+def decode_json(body: bytes, what: str) -> dict[str, Any]:
+    """A request body that must be a JSON object."""
+    if not body:
+        raise bad_request(f"Invalid {what}: the request has no body")
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as e:
+        raise bad_request(f"Invalid {what}: malformed JSON ({e.msg} at byte {e.pos})") from None
+    if type(value) is not dict:
+        raise bad_request(f"Invalid {what}: expected a JSON object, got {_kind(value)}", "$")
+    return value
+
+
+def _kind(value: object) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def get_string(obj: Mapping[str, Any], key: str, what: str, *, required: bool = True) -> str | None:
+    """A string field of a request; a missing required one or a wrong type is a 400."""
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise bad_request(f"Invalid {what}: missing field {key}", f"$.{key}")
+        return None
+    if type(value) is not str:
+        raise bad_request(f"Invalid {what}: {key} must be a string, got {_kind(value)}", f"$.{key}")
+    return value
+
+
+def get_string_list(obj: Mapping[str, Any], key: str, what: str, *, required: bool = True) -> list[str]:
+    """An array of strings (a namespace, a list of property keys)."""
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise bad_request(f"Invalid {what}: missing field {key}", f"$.{key}")
+        return []
+    if type(value) is not list:
+        raise bad_request(
+            f"Invalid {what}: {key} must be an array of strings, got {_kind(value)}", f"$.{key}"
+        )
+    for i, item in enumerate(value):
+        if type(item) is not str:
+            raise bad_request(f"Invalid {what}: {key} must hold strings, got {_kind(item)}", f"$.{key}[{i}]")
+    return value
+
+
+def get_string_map(obj: Mapping[str, Any], key: str, what: str) -> dict[str, str]:
+    """An object of string values (properties); missing is empty."""
+    value = obj.get(key)
+    if value is None:
+        return {}
+    if type(value) is not dict:
+        raise bad_request(
+            f"Invalid {what}: {key} must be an object of strings, got {_kind(value)}", f"$.{key}"
+        )
+    for k, v in value.items():
+        if type(v) is not str:
+            raise bad_request(f"Invalid {what}: {key}.{k} must be a string, got {_kind(v)}", f"$.{key}.{k}")
+    return value
+
+
+def check_name(name: str, what: str) -> str:
+    """A namespace level, view or table name that cannot escape the warehouse in a path: not
+    empty, and no ``/``, ``\\``, ``..`` or NUL."""
+    if not name:
+        raise bad_request(f"Invalid {what}: empty name")
+    if "/" in name or "\\" in name or ".." in name or "\x00" in name:
+        shown = name.replace("\x00", "\\0")
+        raise bad_request(f"Invalid {what} {shown!r}: a name may not contain '/', '\\', '..' or NUL")
+    return name
+
+
+def check_level(name: str, what: str) -> str:
+    """A name that is only looked up or stored as a row (a namespace, or an existing view or
+    table, perhaps made by another client of the same store): not empty, no NUL."""
+    if not name:
+        raise bad_request(f"Invalid {what}: empty name")
+    if "\x00" in name:
+        shown = name.replace("\x00", "\\0")
+        raise bad_request(f"Invalid {what} {shown!r}: a name may not contain NUL")
+    return name
+
+
+def check_new_identifier(namespace: Sequence[str], name: str, what: str) -> None:
+    r"""A view or table about to be created, registered or renamed: its location is made from its
+    namespace and name, so none of them may hold ``/``, ``\``, ``..`` or NUL (``a/b`` in one level
+    would share files with the levels ``a``, ``b``)."""
+    for level in namespace:
+        check_name(level, f"{what} namespace")
+    check_name(name, f"{what} name")
+
+
+def namespace_from_path(value: str) -> tuple[str, ...]:
+    """The namespace of a path parameter or ``parent``: levels joined by ``%1F``."""
+    levels = tuple(value.split(NAMESPACE_SEPARATOR))
+    for level in levels:
+        check_level(level, "namespace")
+    return levels
+
+
+def check_location(location: str, allowed: Sequence[str] | None, what: str) -> str:
+    """``location`` must lie under one of ``allowed`` (the warehouse), unless ``allowed`` is None
+    (any location is allowed by configuration). A location with ``..`` segments is refused."""
+    segments = location.split("/")
+    if ".." in segments or "\x00" in location:
+        raise bad_request(f"Invalid {what} location {location!r}: '..' segments and NUL are not allowed")
+    if allowed is None:
+        return location
+    target = _comparable(location)
+    for root in allowed:
+        base = _comparable(root).rstrip("/")
+        if target == base or target.startswith(base + "/"):
+            return location
+    raise ApiError(
+        403,
+        "ForbiddenException",
+        f"{what.capitalize()} location {location!r} lies outside the warehouse of this server",
+    )
+
+
+def _comparable(location: str) -> str:
+    """One spelling of a local location: ``file:/p``, ``file:///p`` and ``/p`` are the same file."""
+    if location.startswith("file:"):
+        rest = location[len("file:") :]
+        if rest.startswith("///"):
+            rest = rest[2:]
+        return rest
+    return location
+
+
+def identifier_json(namespace: Sequence[str], name: str) -> dict[str, Any]:
+    """A ``TableIdentifier`` document."""
+    return {"namespace": list(namespace), "name": name}
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list answer: its items and the token of the next page, if any."""
+
+    items: list[Any]
+    next_token: str | None
+
+
+def page(
+    items: Sequence[T],
+    key: Callable[[T], tuple[str, ...]],
+    token: str | None,
+    size: str | None,
+    max_size: int,
+) -> Page:
+    """Page through ``items`` in key order. Without a ``pageToken`` everything is answered (the
+    client does not page); the token is the key of the last item answered, so a page is stable
+    when items are added or removed between requests."""
+    limit = max_size
+    if size is not None:
+        try:
+            limit = int(size)
+        except ValueError:
+            raise bad_request(f"Invalid pageSize {size!r}: not an integer") from None
+        if limit < 1:
+            raise bad_request(f"Invalid pageSize {limit}: must be at least 1")
+        limit = min(limit, max_size)
+    ordered = sorted(items, key=key)
+    if token is None:
+        return Page(list(ordered), None)
+    start = 0
+    if token:
+        after = _decode_token(token)
+        while start < len(ordered) and key(ordered[start]) <= after:
+            start += 1
+    chunk = list(ordered[start : start + limit])
+    more = start + limit < len(ordered)
+    return Page(chunk, _encode_token(key(chunk[-1])) if more and chunk else None)
+
+
+def _encode_token(key: tuple[str, ...]) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps(list(key))).decode().rstrip("=")
+
+
+def _decode_token(token: str) -> tuple[str, ...]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        value = orjson.loads(raw)
+    except (ValueError, orjson.JSONDecodeError):
+        raise bad_request(f"Invalid pageToken {token!r}: not a token this server issued") from None
+    if type(value) is not list or not all(type(v) is str for v in value):
+        raise bad_request(f"Invalid pageToken {token!r}: not a token this server issued")
+    return tuple(value)

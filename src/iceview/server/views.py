@@ -1,0 +1,216 @@
+"""The view endpoints: a thin layer over the catalog interface (Java's ``CatalogHandlers``).
+
+A create is a :class:`~iceview.view.ViewDefinition` given to ``Catalog.create_view``; every other
+change arrives as a ``CommitViewRequest`` and goes, parsed with iceview's own codec, through
+``Catalog.commit_view``: the one change path, so no rule of the spec is checked here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from iceview.errors import InvalidMetadataError, NoSuchViewError
+from iceview.identifiers import ViewIdentifier
+from iceview.server.context import Reply, ServedCatalog, ServerSettings
+from iceview.server.errors import bad_request
+from iceview.server.protocol import (
+    check_level,
+    check_location,
+    check_new_identifier,
+    get_string,
+    get_string_list,
+    get_string_map,
+    identifier_json,
+    page,
+)
+from iceview.spec import (
+    AddViewVersion,
+    SetLocation,
+    ViewRequirement,
+    ViewUpdate,
+    requirement_from_dict,
+    update_from_dict,
+)
+from iceview.spec.schema import normalize_schema_json, schema_from_json
+from iceview.view import View, ViewDefinition
+
+__all__ = [
+    "commit_view",
+    "create_view",
+    "drop_view",
+    "load_view",
+    "register_view",
+    "rename_view",
+    "view_exists",
+    "view_list",
+]
+
+
+class _SerializedMetadata:
+    """The JSON of recently answered metadata files, by location (a file never changes once
+    written, so neither does its JSON)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: dict[str, orjson.Fragment] = {}
+        self._lock = threading.Lock()
+
+    def get(self, view: View) -> Any:
+        location = view.metadata_location
+        if location is None:
+            return view.metadata.to_dict()
+        found = self._entries.get(location)
+        if found is None:
+            found = orjson.Fragment(orjson.dumps(view.metadata.to_dict()))
+            with self._lock:
+                if len(self._entries) >= self.size:
+                    self._entries.pop(next(iter(self._entries)), None)
+                self._entries[location] = found
+        return found
+
+
+_SERIALIZED = _SerializedMetadata(256)
+
+
+def load_result(view: View) -> dict[str, Any]:
+    """A ``LoadViewResult``."""
+    return {"metadata-location": view.metadata_location, "metadata": _SERIALIZED.get(view), "config": {}}
+
+
+def view_list(
+    served: ServedCatalog, namespace: tuple[str, ...], query: dict[str, str], settings: ServerSettings
+) -> Reply:
+    names = served.catalog.list_views(namespace)
+    chunk = page(names, lambda n: n, query.get("pageToken"), query.get("pageSize"), settings.max_page_size)
+    body: dict[str, Any] = {"identifiers": [identifier_json(n[:-1], n[-1]) for n in chunk.items]}
+    if chunk.next_token:
+        body["next-page-token"] = chunk.next_token
+    return Reply(200, body)
+
+
+def _invalid(e: InvalidMetadataError, what: str) -> Exception:
+    return bad_request(f"Invalid {what}: {e.message}", e.path)
+
+
+def create_view(
+    served: ServedCatalog, namespace: tuple[str, ...], body: dict[str, Any], settings: ServerSettings
+) -> Reply:
+    what = "CreateViewRequest"
+    name = get_string(body, "name", what) or ""
+    check_new_identifier(namespace, name, "view")
+    location = get_string(body, "location", what, required=False)
+    if location is not None:
+        check_location(location, served.locations(settings.allow_external_locations), "view")
+    properties = get_string_map(body, "properties", what)
+    if "schema" not in body:
+        raise bad_request(f"Invalid {what}: missing field schema", "$.schema")
+    if "view-version" not in body:
+        raise bad_request(f"Invalid {what}: missing field view-version", "$.view-version")
+    try:
+        schema = schema_from_json(normalize_schema_json(body["schema"], "$.schema"), "$.schema")
+        # the version is read as the update that carries one, so its rules are the codec's
+        parsed = update_from_dict({"action": "add-view-version", "view-version": body["view-version"]})
+    except InvalidMetadataError as e:
+        raise _invalid(e, what) from None
+    assert isinstance(parsed, AddViewVersion)
+    version = parsed.view_version
+    definition = ViewDefinition(
+        representations=tuple(version.representations),  # type: ignore[arg-type]
+        schema=schema,
+        default_namespace=version.default_namespace,
+        default_catalog=version.default_catalog,
+        properties=properties,
+        location=location,
+        summary=dict(version.summary),
+    )
+    view = served.catalog.create_view(ViewIdentifier(namespace, name), definition)
+    return Reply(200, load_result(view))
+
+
+def load_view(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
+    return Reply(200, load_result(served.catalog.load_view(ident)))
+
+
+def view_exists(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
+    if not served.catalog.view_exists(ident):
+        raise NoSuchViewError(f"View does not exist: {ident}")
+    return Reply(204)
+
+
+def parse_change(body: dict[str, Any]) -> tuple[list[ViewRequirement], list[ViewUpdate]]:
+    """The requirements and updates of a ``CommitViewRequest``."""
+    what = "CommitViewRequest"
+    raw_requirements = body.get("requirements", [])
+    raw_updates = body.get("updates")
+    if raw_updates is None:
+        raise bad_request(f"Invalid {what}: missing field updates", "$.updates")
+    if type(raw_requirements) is not list:
+        raise bad_request(f"Invalid {what}: requirements must be an array", "$.requirements")
+    if type(raw_updates) is not list:
+        raise bad_request(f"Invalid {what}: updates must be an array", "$.updates")
+    try:
+        requirements = [
+            requirement_from_dict(r, f"$.requirements[{i}]") for i, r in enumerate(raw_requirements)
+        ]
+        updates = [update_from_dict(u, f"$.updates[{i}]") for i, u in enumerate(raw_updates)]
+    except InvalidMetadataError as e:
+        raise _invalid(e, what) from None
+    return requirements, updates
+
+
+def commit_view(
+    served: ServedCatalog, ident: ViewIdentifier, body: dict[str, Any], settings: ServerSettings
+) -> Reply:
+    requirements, updates = parse_change(body)
+    _check_locations(served, updates, settings)
+    view = served.catalog.commit_view(ident, requirements, updates)
+    return Reply(200, load_result(view))
+
+
+def _check_locations(served: ServedCatalog, updates: Sequence[ViewUpdate], settings: ServerSettings) -> None:
+    allowed = served.locations(settings.allow_external_locations)
+    for update in updates:
+        if isinstance(update, SetLocation):
+            check_location(update.location, allowed, "view")
+
+
+def drop_view(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
+    if not served.catalog.drop_view(ident):
+        raise NoSuchViewError(f"View does not exist: {ident}")
+    return Reply(204)
+
+
+def _identifier(body: dict[str, Any], key: str, what: str) -> ViewIdentifier:
+    node = body.get(key)
+    if type(node) is not dict:
+        raise bad_request(f"Invalid {what}: missing or non-object field {key}", f"$.{key}")
+    namespace = tuple(
+        check_level(n, "namespace") for n in get_string_list(node, "namespace", f"{what}.{key}")
+    )
+    name = check_level(get_string(node, "name", f"{what}.{key}") or "", "name")
+    return ViewIdentifier(namespace, name)
+
+
+def rename_view(served: ServedCatalog, body: dict[str, Any]) -> Reply:
+    what = "RenameTableRequest"
+    source = _identifier(body, "source", what)
+    destination = _identifier(body, "destination", what)
+    check_new_identifier(destination.namespace, destination.name, "view")
+    served.catalog.rename_view(source, destination)
+    return Reply(204)
+
+
+def register_view(
+    served: ServedCatalog, namespace: tuple[str, ...], body: dict[str, Any], settings: ServerSettings
+) -> Reply:
+    what = "RegisterViewRequest"
+    name = get_string(body, "name", what) or ""
+    check_new_identifier(namespace, name, "view")
+    location = get_string(body, "metadata-location", what) or ""
+    check_location(location, served.locations(settings.allow_external_locations), "metadata")
+    view = served.catalog.register_view(ViewIdentifier(namespace, name), location)
+    return Reply(200, load_result(view))
