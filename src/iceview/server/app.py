@@ -188,7 +188,9 @@ class _App:
         except Exception as e:
             err = from_exception(e, mutation=route is not None and route.mutation)
             status = err.status
-            return error_response(err) if request.method != "HEAD" else Response(status_code=err.status)
+            if request.method == "HEAD":
+                return Response(status_code=err.status, media_type="application/json")
+            return error_response(err)
         finally:
             self.metrics.observe(
                 request.method, route.endpoint if route else "-", status, time.perf_counter() - started

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import threading
 import time
 import urllib.error
@@ -19,6 +20,8 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+import uvicorn
 
 from iceview.errors import InvalidArgumentError
 
@@ -127,10 +130,28 @@ def _announce(url: str, say: Callable[[str], None], stop: threading.Event) -> No
         return
 
 
+def _tcp_socket(sock: socket.socket) -> socket.socket:
+    """The listening socket as an explicit TCP socket. uvicorn binds the socket its worker
+    processes share with protocol 0, and asyncio sets TCP_NODELAY only on connections of sockets
+    whose protocol is IPPROTO_TCP: without it every keep-alive answer waits ~40 ms for the client's
+    delayed ACK (Nagle's algorithm; uvicorn issue #3149)."""
+    if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.proto != socket.IPPROTO_TCP:
+        tcp = socket.socket(sock.family, sock.type, socket.IPPROTO_TCP, fileno=sock.detach())
+        tcp.set_inheritable(True)
+        return tcp
+    return sock
+
+
+class _Config(uvicorn.Config):
+    """uvicorn's configuration, binding the shared socket as TCP (module level: worker processes
+    are spawned and get it pickled)."""
+
+    def bind_socket(self) -> socket.socket:
+        return _tcp_socket(super().bind_socket())
+
+
 def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
     """Serve until SIGTERM or Ctrl-C (uvicorn shuts down gracefully on both)."""
-    import uvicorn
-
     check_host(options)
     if options.workers < 1:
         raise InvalidArgumentError(f"--workers must be at least 1, not {options.workers}")
@@ -156,7 +177,7 @@ def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
     # handler it found: this one ends `serve` normally instead of killing the process
     previous = signal.signal(signal.SIGTERM, interrupted)
     try:
-        uvicorn.run(
+        config = _Config(
             "iceview.server.run:app_from_environment",
             factory=True,
             host=options.host,
@@ -166,6 +187,12 @@ def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
             log_level="warning",
             timeout_graceful_shutdown=10,
         )
+        if options.workers > 1:
+            from uvicorn.supervisors import Multiprocess
+
+            Multiprocess(config, sockets=[config.bind_socket()]).run()
+        else:
+            uvicorn.Server(config).run()
     except KeyboardInterrupt:
         pass
     finally:

@@ -31,6 +31,7 @@ from pyiceberg.table.metadata import new_table_metadata
 from pyiceberg.table.sorting import UNSORTED_SORT_ORDER
 from pyiceberg.table.update import AssertCreate, SetLocationUpdate
 
+from iceview.catalog.properties import RetryPolicy
 from iceview.errors import (
     AlreadyExistsError,
     NoSuchNamespaceError,
@@ -202,15 +203,33 @@ def commit_table(
     check_table_locations(None, {}, request.updates, served.locations(settings.allow_external_locations))
     tables = _tables(served)
     creating = any(isinstance(r, AssertCreate) for r in request.requirements)
-    table = _create_target(served, ident, request) if creating else _load(served, ident)
-    current = None if creating else table.metadata
-    try:
-        # PyIceberg checks them again on the state it commits on; checked first here too, so a
-        # stale request fails on its requirements before its updates are looked at
-        for requirement in request.requirements:
-            requirement.validate(current)
+    first = _create_target(served, ident, request) if creating else _load(served, ident)
+    loaded = [first]
+
+    def attempt() -> Any:
+        # the first attempt commits on what was just loaded, a retry on a fresh load
+        table = loaded.pop() if loaded else _load(served, ident)
+        current = None if creating else table.metadata
+        try:
+            # PyIceberg checks them again on the state it commits on; checked first here too,
+            # so a stale request fails on its requirements before its updates are looked at
+            for requirement in request.requirements:
+                requirement.validate(current)
+        except CommitFailedException as e:
+            raise _RequirementFailed(e) from e
         updates = without_repeated_additions(current, request.updates)
-        response = tables.commit_table(table, request.requirements, updates)
+        return tables.commit_table(table, request.requirements, updates)
+
+    # as Java's CatalogHandlers: a conflict with a concurrent commit is retried on the fresh table
+    # while the requirements still hold (the table's commit.retry.* properties); a failed
+    # requirement is final. A create is tried once.
+    policy = (
+        RetryPolicy(num_retries=0) if creating else RetryPolicy.from_properties(first.metadata.properties)
+    )
+    try:
+        response = policy.run(attempt, retry_on=(CommitFailedException,))
+    except _RequirementFailed as e:
+        raise CommitFailedException(java_commit_message(str(e.error))) from None
     except CommitFailedException as e:
         raise CommitFailedException(java_commit_message(str(e))) from None
     except PyTableAlreadyExistsError:
@@ -221,6 +240,13 @@ def commit_table(
             f"Invalid CommitTableRequest: cannot apply the updates: {e!r}", "$.updates"
         ) from None
     return Reply(200, commit_result(response.metadata_location, response.metadata))
+
+
+class _RequirementFailed(Exception):
+    """Carries a failed requirement out of the retry loop, which would otherwise retry it."""
+
+    def __init__(self, error: CommitFailedException) -> None:
+        self.error = error
 
 
 def _create_target(served: ServedCatalog, ident: ViewIdentifier, request: CommitTableRequest) -> StagedTable:

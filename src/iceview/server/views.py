@@ -165,6 +165,14 @@ def parse_change(body: dict[str, Any]) -> tuple[list[ViewRequirement], list[View
 def commit_view(
     served: ServedCatalog, ident: ViewIdentifier, body: dict[str, Any], settings: ServerSettings
 ) -> Reply:
+    if body.get("identifier") is not None:
+        # optional (the path names the view); when given, it must be well formed and the same view
+        named = _identifier(body, "identifier", "CommitViewRequest")
+        if named != ident:
+            raise bad_request(
+                f"Invalid CommitViewRequest: identifier {named} does not match the view of the path, {ident}",
+                "$.identifier",
+            )
     requirements, updates = parse_change(body)
     _check_locations(served, updates, settings)
     view = served.catalog.commit_view(ident, requirements, updates)
