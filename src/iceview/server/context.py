@@ -22,6 +22,8 @@ class ServerSettings:
     """Larger request bodies are refused with 413."""
     request_timeout_s: float = 60.0
     """A request still running after this is answered 503 (a mutation: 500, outcome unknown)."""
+    threads: int = 32
+    """Threads per process that run the catalog calls (each holds at most one database connection)."""
     max_page_size: int = 1000
     """The largest page of a list answer, and the page size when a client pages without one."""
     idempotency_lifetime_s: int = 30 * 60
