@@ -309,3 +309,29 @@ def test_health_and_metrics(client: TestClient, ns: str) -> None:
     )
     assert 'iceview_commits_total{kind="view"} 1.0' in text
     assert "iceview_request_seconds_bucket" in text
+
+
+def test_several_catalogs_are_served_under_prefixes(tmp_path: Any) -> None:
+    from iceview.server import ServedCatalog, create_app
+    from server.conftest import sqlite_catalog
+
+    a = sqlite_catalog(tmp_path / "a", "a")
+    b = sqlite_catalog(tmp_path / "b", "b")
+    app = create_app([ServedCatalog("a", a), ServedCatalog("b", b)])
+    with TestClient(app) as client:
+        assert client.get("/v1/config").json()["overrides"] == {"prefix": "a"}
+        assert client.get("/v1/config", params={"warehouse": "b"}).json()["overrides"] == {"prefix": "b"}
+        by_location = client.get("/v1/config", params={"warehouse": b.properties["warehouse"]})
+        assert by_location.json()["overrides"] == {"prefix": "b"}
+        unknown = client.get("/v1/config", params={"warehouse": "c"})
+        assert (unknown.status_code, error(unknown)["type"]) == (404, "NotFoundException")
+        assert client.post("/v1/b/namespaces", json={"namespace": ["only_b"]}).status_code == 200
+        assert (
+            client.post("/v1/b/namespaces/only_b/views", json=create_body(sql="SELECT 1")).status_code == 200
+        )
+        assert b.view_exists("only_b.v") and not a.namespace_exists("only_b")
+        assert client.get("/v1/a/namespaces").json() == {"namespaces": []}
+        missing = client.get("/v1/c/namespaces")
+        assert (missing.status_code, error(missing)["type"]) == (404, "NotFoundException")
+    with pytest.raises(ValueError, match="the name is a path segment"):
+        create_app([ServedCatalog("views", a)])
