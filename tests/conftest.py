@@ -1,1 +1,1 @@
-pytest_plugins = ["fixtures.java_oracle", "fixtures.postgres", "fixtures.rest_java"]
+pytest_plugins = ["fixtures.java_oracle", "fixtures.postgres", "fixtures.rest_java", "fixtures.iceview_serve"]

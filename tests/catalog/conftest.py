@@ -6,13 +6,16 @@ PyIceberg 0.12's own ``SqlCatalog`` on the same database and warehouse, used to 
 
 The modules in ``REST_MODULES`` also run over REST (``[rest]``): iceview's ``RestCatalog`` on a
 private reference REST server per test (``fixtures.rest_java``: Iceberg Java 1.10.2's
-``CatalogHandlers`` over a ``JdbcCatalog``), with PyIceberg's ``RestCatalog`` as ``tables``.
+``CatalogHandlers`` over a ``JdbcCatalog``), with PyIceberg's ``RestCatalog`` as ``tables``; and
+(``[serve]``) the same two clients on a private ``iceview serve`` per test (``fixtures.iceview_serve``:
+iceview's own server, a real process, over its SQL catalog on SQLite).
 ``rest_catalog`` and ``rest_ns`` give a test its own namespace on the session's shared server.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +44,23 @@ REST_NOT_APPLICABLE = {
     "test_49_register_existing_view": _NO_REGISTER,
     "test_50_register_view_that_already_exists_as_table": _NO_REGISTER,
 }
+# over ``iceview serve`` (backend ``serve``) fewer cases are out: the server writes with iceview's SQL
+# catalog, which deletes its orphan file (test 11), and it serves register-view (tests 48 to 50)
+SERVE_NOT_APPLICABLE = {
+    name: why
+    for name, why in REST_NOT_APPLICABLE.items()
+    if why != _NO_REGISTER and name != "test_11_create_view_that_already_exists_as_table"
+}
+
+
+@dataclass
+class ServeEnv(CatalogEnv):
+    """The ``[serve]`` backend: REST clients (backend ``rest``) on ``iceview serve``, whose warehouse
+    is configured as ``file:///path`` (the Java server's HadoopFileIO writes ``file:/path``)."""
+
+    @property
+    def warehouse_uri(self) -> str:
+        return "file://" + str(self.warehouse)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -51,6 +71,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     # cases that do not apply over REST are not generated (nothing is skipped); the reasons above
     if module in REST_MODULES and metafunc.function.__name__ not in REST_NOT_APPLICABLE:
         backends.append("rest")
+    if module in REST_MODULES and metafunc.function.__name__ not in SERVE_NOT_APPLICABLE:
+        backends.append("serve")
     metafunc.parametrize("env", backends, indirect=True)
 
 
@@ -59,6 +81,9 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> CatalogEnv:
     if request.param == "rest":
         server = request.getfixturevalue("java_rest_server_factory")()
         return CatalogEnv("rest", server.uri, Path(server.warehouse), server.jdbc_uri)
+    if request.param == "serve":
+        served = request.getfixturevalue("iceview_server_factory")()
+        return ServeEnv("rest", served.uri, served.warehouse)
     warehouse = tmp_path / "warehouse"
     warehouse.mkdir()
     if request.param == "sqlite":

@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy
 from starlette.testclient import TestClient
 
-from fixtures.iceview_serve import IceviewServer, iceview_server_factory  # noqa: F401 (a fixture)
+from fixtures.iceview_serve import IceviewServer
 from iceview.catalog import SqlCatalog, load_catalog
 from iceview.server import ServedCatalog, ServerSettings, create_app
 from iceview.server.errors import ApiError
@@ -292,7 +292,7 @@ def _post(url: str, body: dict[str, object], key: str) -> tuple[int, bytes]:
 
 @pytest.mark.postgres
 def test_retries_racing_through_two_workers_on_postgres_are_applied_once(
-    iceview_server_factory: Callable[..., IceviewServer],  # noqa: F811
+    iceview_server_factory: Callable[..., IceviewServer],
 ) -> None:
     server = iceview_server_factory("postgres", args=("--workers", "2"))
     url = server.uri + "v1/namespaces"

@@ -18,7 +18,6 @@ from pyiceberg.exceptions import CommitFailedException, NoSuchTableError, TableA
 from pyiceberg.types import LongType, StringType
 from starlette.testclient import TestClient
 
-from fixtures.iceview_serve import iceview_server_factory  # noqa: F401 - the real server
 from iceview.catalog import SqlCatalog
 from iceview.catalog.interface import close_table_catalog
 from iceview.server import ServedCatalog, ServerSettings, create_app
@@ -512,7 +511,7 @@ def test_metrics_and_multi_table_transactions(client: TestClient, created: dict[
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def test_pyiceberg_rest_catalog_against_iceview_serve(iceview_server_factory: Any, backend: str) -> None:  # noqa: F811
+def test_pyiceberg_rest_catalog_against_iceview_serve(iceview_server_factory: Any, backend: str) -> None:
     server = iceview_server_factory(backend)
     rest = RestCatalog("served", uri=server.uri)
     rest.create_namespace("db")
@@ -559,7 +558,7 @@ def test_pyiceberg_rest_catalog_against_iceview_serve(iceview_server_factory: An
     assert rest.list_tables("db") == []
 
 
-def test_concurrent_appends_commit_or_conflict(iceview_server_factory: Any) -> None:  # noqa: F811
+def test_concurrent_appends_commit_or_conflict(iceview_server_factory: Any) -> None:
     """Racing writers through the server: each append commits or is refused with 409 (PyIceberg's
     compare-and-swap on the catalog entry), never a 5xx, and every committed row is there."""
     server = iceview_server_factory()
