@@ -7,7 +7,8 @@
 #   * `iceview lint` and `iceview show` on metadata files (plain and gzip, a path and a file: URI);
 #   * through the Python API, on the embedded SQLite catalog (`iceview.load_catalog()` with nothing
 #     configured: ./warehouse): create a namespace and a view, replace it, roll back to version 1;
-#   * `iceview history`, `rollback --to 2`, `show`, `lint --all` and `drop` on that view.
+#   * `iceview history`, `rollback --to 2`, `show`, `lint --all` and `drop` on that view;
+#   * `iceview serve` on that catalog, read over REST with `iceview --catalog served namespaces/list`.
 # A command that fails, or prints anything on stderr, fails the script.
 #
 #   bash scripts/plain_install.sh          (scripts/test.sh runs it; needs .venv, see setup.sh)
@@ -155,5 +156,26 @@ LAST="$(ls warehouse/ns/v/metadata/00003-*.gz.metadata.json)"
 run "$BIN/iceview" drop --yes ns.v
 [ ! -e "$LAST" ] || fail "drop left the current metadata file $LAST"
 run "$BIN/iceview" list
+
+# ---------------------------------------------------------------- iceview serve
+say "serve the embedded catalog over REST, read it with the CLI, stop with SIGTERM"
+PORT="$("$BIN/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$BIN/iceview" serve --port "$PORT" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+SERVER=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$TMP/serve.out" 2>/dev/null && break
+  kill -0 "$SERVER" 2>/dev/null || { cat "$TMP/serve.err" >&2; fail "iceview serve exited while starting"; }
+  sleep 0.2
+done
+cat "$TMP/serve.out"
+grep -q "iceview serve: listening on http://127.0.0.1:$PORT/" "$TMP/serve.out" || fail "iceview serve did not announce itself"
+export PYICEBERG_CATALOG__SERVED__TYPE=rest PYICEBERG_CATALOG__SERVED__URI="http://127.0.0.1:$PORT/"
+run "$BIN/iceview" --catalog served namespaces
+run "$BIN/iceview" --catalog served list ns
+kill -TERM "$SERVER"
+rc=0
+wait "$SERVER" || rc=$?
+[ "$rc" = 0 ] || { cat "$TMP/serve.err" >&2; fail "iceview serve exited with $rc on SIGTERM"; }
+[ ! -s "$TMP/serve.err" ] || { cat "$TMP/serve.err" >&2; fail "iceview serve wrote to stderr"; }
 
 say "ok in $((SECONDS - START)) s"
