@@ -373,6 +373,40 @@ def test_command_line_against_the_server(
     assert f"{ns}.w" in missing.stderr
 
 
+def test_translation_and_queries_from_the_command_line(
+    served: IceviewServer, client: Catalog, ns: str, tmp_path: Path
+) -> None:
+    """The rest of the commands over REST: lint, translate, add-dialect (a new version through
+    the server) and sql (DuckDB reads the table's rows through PyIceberg's REST catalog)."""
+    import pyarrow as pa
+
+    tables = client.table_catalog()
+    table = tables.create_table(f"{ns}.t", SCHEMA)
+    table.append(
+        pa.table({"id": pa.array([1, 2, None], pa.int32()), "name": pa.array(["ä", None, "c"], pa.string())})
+    )
+    client.create_view(
+        f"{ns}.v",
+        schema=SCHEMA,
+        queries={"spark": f"SELECT id, name FROM {ns}.t WHERE id IS NOT NULL"},
+        default_namespace=(ns,),
+    )
+
+    def ok(*args: str) -> str:
+        done = iceview(served, tmp_path, *args)
+        assert done.returncode == 0, (
+            f"iceview {' '.join(args)}: {done.returncode}\n{done.stdout}\n{done.stderr}"
+        )
+        return done.stdout
+
+    assert "no problems" in ok("lint", f"{ns}.v")
+    assert "NOT t.id IS NULL" in ok("translate", f"{ns}.v", "--to", "duckdb")
+    assert "adds duckdb (translated from spark)" in ok("add-dialect", f"{ns}.v", "duckdb")
+    assert client.load_view(f"{ns}.v").current_version.dialects == ("spark", "duckdb")
+    rows = ok("sql", f"SELECT id, name FROM {ns}.v ORDER BY id")
+    assert "ä" in rows and "2 rows" in rows
+
+
 # ----------------------------------------------------------------------------- authentication
 
 
