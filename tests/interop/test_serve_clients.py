@@ -281,6 +281,43 @@ def test_client_sends_idempotency_keys_the_server_honours(served: IceviewServer,
     assert _post(served, f"v1/namespaces/{ns}/views", body, None)[0] == 409
 
 
+def test_sigv4_signs_every_request_views_included(served: IceviewServer, ns: str) -> None:
+    """``rest.sigv4-enabled`` (AWS Glue, S3 Tables): PyIceberg's SigV4 adapter signs the requests of
+    its session, and iceview's view requests go through that session too, so they are signed."""
+    recorder = HeaderRecorder(served.uri)
+    catalog = load_catalog(
+        "signed",
+        type="rest",
+        uri=recorder.uri,
+        **{
+            "rest.sigv4-enabled": "true",
+            "rest.signing-name": "glue",
+            "rest.signing-region": "eu-west-1",
+            "client.access-key-id": "AKIDEXAMPLE",
+            "client.secret-access-key": "wJalrXUtnFEMI-not-a-real-secret",
+            "client.region": "eu-west-1",
+        },
+    )
+    try:
+        catalog.create_view(
+            f"{ns}.signed", schema=SCHEMA, queries={"spark": SPARK_SQL}, default_namespace=(ns,)
+        )
+        assert catalog.load_view(f"{ns}.signed").uuid
+        assert f"{ns}.signed" in [".".join(v) for v in catalog.list_views(ns)]
+        catalog.drop_view(f"{ns}.signed")
+    finally:
+        catalog.close()
+        recorder.close()
+    view_requests = [(m, p, h) for m, p, h in recorder.seen if "/views" in p]
+    assert len(view_requests) >= 4, recorder.seen
+    for method, path, headers in recorder.seen:
+        lowered = {k.lower(): v for k, v in headers.items()}
+        auth = lowered.get("authorization", "")
+        assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/"), (method, path, auth)
+        assert "/eu-west-1/glue/aws4_request" in auth and "x-amz-date" in lowered, (method, path)
+        assert "not-a-real-secret" not in str(headers)
+
+
 def _post(served: IceviewServer, path: str, body: bytes, key: str | None) -> tuple[int, dict[str, Any]]:
     target = urllib.parse.urlparse(served.uri)
     conn = http.client.HTTPConnection(target.hostname or "127.0.0.1", target.port or 80, timeout=30)
