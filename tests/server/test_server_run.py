@@ -86,7 +86,7 @@ def test_serve_refuses_a_public_address_without_auth(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert done.returncode != 0
+    assert done.returncode == 2
     assert "Refusing to serve on 0.0.0.0 without authentication" in done.stderr
     assert "Traceback" not in done.stderr
 

@@ -74,7 +74,8 @@ def serve(
     if hash_secret:
         _print_hash()
         return
-    from iceview.server.run import ServeOptions, parse_catalogs
+    from iceview.errors import InvalidArgumentError
+    from iceview.server.run import ServeOptions, check_host, parse_catalogs
     from iceview.server.run import serve as run
 
     names = serve_catalogs or ((state.catalog_name,) if state.catalog_name else ())
@@ -90,6 +91,10 @@ def serve(
         allow_external_locations=allow_external_locations,
         access_log=access_log,
     )
+    try:
+        check_host(options)
+    except InvalidArgumentError as e:  # an option combination that is refused: a usage error
+        raise click.UsageError(str(e)) from None
     run(options, say=lambda line: click.echo(line, err=False))
 
 
