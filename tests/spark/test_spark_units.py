@@ -163,10 +163,29 @@ def test_view_access_refreshes_without_reading_an_unchanged_file(sql_catalog: Sq
     assert access.resolve(("prod", "db", "v")) is None
 
 
-def test_only_a_sql_catalog_can_be_shared_with_spark(sql_catalog: SqlCatalog) -> None:
+def test_sql_and_rest_catalogs_can_be_shared_with_spark(sql_catalog: SqlCatalog) -> None:
     conf = iceberg_catalog_conf(sql_catalog)
     assert conf["spark.sql.catalog.prod.uri"].startswith("jdbc:sqlite:")
-    other = SimpleNamespace(name="rest", catalog_type="rest", properties={})
+    # a REST catalog becomes Iceberg's RESTCatalog with the REST properties Java spells alike
+    rest = SimpleNamespace(
+        name="lake",
+        catalog_type="rest",
+        properties={
+            "uri": "http://127.0.0.1:8181/",
+            "credential": "id:secret",
+            "header.X-Team": "data",
+            "rest-page-size": "10",
+        },
+    )
+    assert iceberg_catalog_conf(rest) == {  # type: ignore[arg-type]
+        "spark.sql.catalog.lake": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.lake.type": "rest",
+        "spark.sql.catalog.lake.cache-enabled": "false",
+        "spark.sql.catalog.lake.uri": "http://127.0.0.1:8181/",
+        "spark.sql.catalog.lake.credential": "id:secret",
+        "spark.sql.catalog.lake.header.X-Team": "data",
+    }
+    other = SimpleNamespace(name="hive", catalog_type="hive", properties={})
     with pytest.raises(UnsupportedCatalogError, match="not a SQL catalog"):
         iceberg_catalog_conf(other)  # type: ignore[arg-type]
     with pytest.raises(ValueError):  # as before the typed error

@@ -71,7 +71,23 @@ class _App:
         self.metrics = metrics
         # the catalog calls are blocking (database, files): they run here, off the event loop
         # (asyncio's executor: measured ~0.1 ms a request less than anyio's thread pool)
-        self.executor = ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="iceview-serve")
+        self.stopped = False
+        self.executor = self._new_executor()
+
+    def _new_executor(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(max_workers=self.settings.threads, thread_name_prefix="iceview-serve")
+
+    def start(self) -> None:
+        """A new thread pool if a lifespan's end closed it (an app may be started again, or
+        called without a lifespan, as test clients do)."""
+        if self.stopped:
+            self.executor = self._new_executor()
+            self.stopped = False
+
+    def stop(self) -> None:
+        """Lifespan end: requests in flight finish on their threads; the pool takes no more."""
+        self.executor.shutdown(wait=False)
+        self.stopped = True
 
     # -- helpers ---------------------------------------------------------------------------------
     def served(self, prefix: str | None) -> ServedCatalog:
@@ -104,6 +120,7 @@ class _App:
         return b"".join(chunks)
 
     async def run(self, handler: Any, *args: Any, mutation: bool) -> Any:
+        self.start()
         work = asyncio.get_running_loop().run_in_executor(self.executor, functools.partial(handler, *args))
         try:
             # abandoned on time-out (shielded: a thread cannot be stopped, so a mutation's outcome
@@ -318,10 +335,11 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        app.start()
         try:
             yield
         finally:
-            app.executor.shutdown(wait=False)
+            app.stop()
             for served in catalogs:
                 with contextlib.suppress(Exception):
                     served.close()
