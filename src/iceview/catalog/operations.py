@@ -13,6 +13,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
+from typing import Generic, TypeVar
 
 from pyiceberg.io import FileIO
 
@@ -28,13 +29,22 @@ from iceview.errors import (
 from iceview.identifiers import ViewIdentifier
 from iceview.spec import ViewMetadata
 
-__all__ = ["METADATA_CACHE_SIZE", "MetadataCache", "ViewOperations", "delete_file_quietly", "read_metadata"]
+__all__ = [
+    "METADATA_CACHE_SIZE",
+    "LocationCache",
+    "MetadataCache",
+    "ViewOperations",
+    "delete_file_quietly",
+    "read_metadata",
+]
 
 METADATA_CACHE_SIZE = "iceview.metadata-cache-size"
 """Catalog property: how many parsed metadata files to keep by location (0, the default: none).
 ``iceview serve`` sets it; a long-lived process that loads the same views often may too."""
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 def read_metadata(io: FileIO, location: str) -> ViewMetadata:
@@ -55,32 +65,37 @@ def delete_file_quietly(io: FileIO, location: str) -> None:
         log.warning("Failed to delete metadata file %s: %s", location, e)
 
 
-class MetadataCache:
-    """Parsed metadata files by location, least recently used first out. A metadata file never
-    changes once written (each commit writes a new one), so an entry cannot go stale; the pointer
-    is still asked on every refresh, so a cache never serves an old version of a view."""
+class LocationCache(Generic[T]):
+    """Values derived from metadata files, by file location, least recently used first out. A
+    metadata file never changes once written (each commit writes a new one), so an entry cannot go
+    stale; the pointer is still asked on every refresh, so a cache never serves an old version of
+    a view."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._entries: OrderedDict[str, ViewMetadata] = OrderedDict()
+        self._entries: OrderedDict[str, T] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, location: str) -> ViewMetadata | None:
+    def get(self, location: str) -> T | None:
         with self._lock:
             found = self._entries.get(location)
             if found is not None:
                 self._entries.move_to_end(location)
             return found
 
-    def put(self, location: str, metadata: ViewMetadata) -> None:
+    def put(self, location: str, value: T) -> None:
         with self._lock:
-            self._entries[location] = metadata
+            self._entries[location] = value
             self._entries.move_to_end(location)
             while len(self._entries) > self.size:
                 self._entries.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+MetadataCache = LocationCache[ViewMetadata]
+"""Parsed metadata files by location (``iceview.metadata-cache-size``)."""
 
 
 # ----------------------------------------------------------------------------- operations

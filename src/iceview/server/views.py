@@ -7,12 +7,12 @@ change arrives as a ``CommitViewRequest`` and goes, parsed with iceview's own co
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
+from iceview.catalog.operations import LocationCache
 from iceview.errors import InvalidMetadataError, NoSuchViewError
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
@@ -50,35 +50,24 @@ __all__ = [
 ]
 
 
-class _SerializedMetadata:
-    """The JSON of recently answered metadata files, by location (a file never changes once
-    written, so neither does its JSON)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._entries: dict[str, orjson.Fragment] = {}
-        self._lock = threading.Lock()
-
-    def get(self, view: View) -> Any:
-        location = view.metadata_location
-        if location is None:
-            return view.metadata.to_dict()
-        found = self._entries.get(location)
-        if found is None:
-            found = orjson.Fragment(orjson.dumps(view.metadata.to_dict()))
-            with self._lock:
-                if len(self._entries) >= self.size:
-                    self._entries.pop(next(iter(self._entries)), None)
-                self._entries[location] = found
-        return found
+# the JSON of recently answered metadata files, by location (a file never changes once written)
+_SERIALIZED: LocationCache[orjson.Fragment] = LocationCache(256)
 
 
-_SERIALIZED = _SerializedMetadata(256)
+def _metadata_json(view: View) -> Any:
+    location = view.metadata_location
+    if location is None:
+        return view.metadata.to_dict()
+    found = _SERIALIZED.get(location)
+    if found is None:
+        found = orjson.Fragment(orjson.dumps(view.metadata.to_dict()))
+        _SERIALIZED.put(location, found)
+    return found
 
 
 def load_result(view: View) -> dict[str, Any]:
     """A ``LoadViewResult``."""
-    return {"metadata-location": view.metadata_location, "metadata": _SERIALIZED.get(view), "config": {}}
+    return {"metadata-location": view.metadata_location, "metadata": _metadata_json(view), "config": {}}
 
 
 def view_list(
