@@ -19,11 +19,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
 from iceview.errors import InvalidArgumentError
+
+if TYPE_CHECKING:
+    from iceview.server.context import ServedCatalog
 
 __all__ = ["ServeOptions", "app_from_environment", "check_host", "serve"]
 
@@ -84,20 +87,29 @@ def app_from_environment() -> Any:
     return build_app(ServeOptions(**data))
 
 
-def build_app(options: ServeOptions) -> Any:
-    """The app for ``options``: its catalogs loaded from the configuration."""
+def _served(options: ServeOptions) -> list[ServedCatalog]:
+    """The catalogs of ``options``, loaded from the configuration."""
     from iceview.catalog import load_catalog
     from iceview.catalog.operations import METADATA_CACHE_SIZE
-    from iceview.server.app import create_app
-    from iceview.server.auth import load_authenticator
-    from iceview.server.context import ServedCatalog, ServerSettings
-    from iceview.server.idempotency import store_for
+    from iceview.server.context import ServedCatalog
 
     served = []
     for name in options.catalogs:
         # metadata files never change once written: keep parsed ones (the pointer is still read)
         catalog = load_catalog(name, **{METADATA_CACHE_SIZE: "1000", **options.properties})
         served.append(ServedCatalog(catalog.name, catalog))
+    return served
+
+
+def build_app(options: ServeOptions, served: list[ServedCatalog] | None = None) -> Any:
+    """The app for ``options`` (on ``served``, else on its catalogs loaded now)."""
+    from iceview.server.app import create_app
+    from iceview.server.auth import load_authenticator
+    from iceview.server.context import ServerSettings
+    from iceview.server.idempotency import store_for
+
+    if served is None:
+        served = _served(options)
     settings = ServerSettings(
         max_body_bytes=options.max_body_bytes,
         request_timeout_s=options.request_timeout_s,
@@ -163,8 +175,15 @@ def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
     data = asdict(options)
     data["catalogs"] = list(options.catalogs)
     os.environ[ENV] = json.dumps(data)
-    # build once in this process too: a bad configuration fails before uvicorn starts workers
-    build_app(options)
+    # the catalogs are loaded here first: a bad configuration fails before uvicorn starts. One
+    # worker serves this process's app; several build their own (from ENV) and these are closed.
+    served = _served(options)
+    if options.workers == 1:
+        target: Any = build_app(options, served)
+    else:
+        for each in served:
+            each.close()
+        target = "iceview.server.run:app_from_environment"
     stop = threading.Event()
     announcer = threading.Thread(target=_announce, args=(url_of(options), say, stop), daemon=True)
     announcer.start()
@@ -178,8 +197,8 @@ def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
     previous = signal.signal(signal.SIGTERM, interrupted)
     try:
         config = _Config(
-            "iceview.server.run:app_from_environment",
-            factory=True,
+            target,
+            factory=options.workers > 1,
             host=options.host,
             port=options.port,
             workers=options.workers,
