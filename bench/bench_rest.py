@@ -35,7 +35,6 @@ import cProfile
 import io
 import os
 import pstats
-import random
 import re
 import shutil
 import statistics
@@ -45,6 +44,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from timing import interleaved, nearest_rank
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -121,30 +122,6 @@ class JavaClient:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-
-
-def measure(fns: dict[str, Callable[[], float | None]], runs: int, warmup: int) -> dict[str, list[float]]:
-    """Each function's times (s), interleaved in a new random order each round, after ``warmup``
-    rounds. A function returning a float reports its own time (Java's, timed in the JVM); else it is
-    timed here around the call."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    order = list(fns)
-    rng = random.Random(42)
-    for _ in range(runs):
-        rng.shuffle(order)
-        for k in order:
-            t = time.perf_counter()
-            own = fns[k]()
-            times[k].append(own if own is not None else time.perf_counter() - t)
-    return times
-
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round((len(ordered) - 1) * p))]
 
 
 def server_times(log: str, method: str, view: str, calls: int) -> list[float] | None:
@@ -242,7 +219,7 @@ def main() -> int:
         for op, fns in ops.items():
             time.sleep(0.2)  # let the server's log catch up
             log_start = server.log_path.stat().st_size
-            times = measure(fns, args.runs, args.warmup)
+            times = interleaved(fns, args.runs, args.warmup)
             time.sleep(0.2)
             with open(server.log_path, "rb") as f:
                 f.seek(log_start)
@@ -260,7 +237,7 @@ def main() -> int:
                         statistics.median(t - s for t, s in zip(total, server_part, strict=True)) * 1000
                     )
                     split = f"{statistics.median(server_part) * 1000:>10.2f} {rest[who]:>10.2f}"
-                print(f"{op:<8} {who:<8} {p50[who]:>7.2f} {pct(total, 0.9) * 1000:>7.2f} {split}")
+                print(f"{op:<8} {who:<8} {p50[who]:>7.2f} {nearest_rank(total, 0.9) * 1000:>7.2f} {split}")
             ratio = p50["iceview"] / p50["java"]
             verdict = "goal met" if ratio <= 1.0 else "goal NOT met"
             line = f"{op:<8} iceview/java = {ratio:.2f}x ({verdict}: <= 1.0)"

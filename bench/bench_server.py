@@ -40,7 +40,6 @@ import http.client
 import json
 import multiprocessing as mp
 import os
-import random
 import shutil
 import statistics
 import sys
@@ -52,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from timing import interleaved, nearest_rank
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -181,28 +181,6 @@ class Target:
             self.connection.close()
 
 
-def measure(fns: dict[str, Callable[[], None]], runs: int, warmup: int) -> dict[str, list[float]]:
-    """Each function's wall times (s), interleaved in a new random order each round."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    order = list(fns)
-    rng = random.Random(42)
-    for _ in range(runs):
-        rng.shuffle(order)
-        for k in order:
-            t = time.perf_counter()
-            fns[k]()
-            times[k].append(time.perf_counter() - t)
-    return times
-
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round((len(ordered) - 1) * p))]
-
-
 def _client(url: str, uuid: str, writer: int, commits: int, tag: str, go: Any, results: Any) -> None:
     """One throughput client process: ``commits`` set-properties commits; reports its keys."""
     acked: list[str] = []
@@ -307,10 +285,10 @@ def main() -> int:
             "replace": {name: replacer(t) for name, t in targets.items()},
         }
         for op, fns in ops.items():
-            times = measure(fns, args.runs, args.warmup)
+            times = interleaved(fns, args.runs, args.warmup)
             p50 = {who: statistics.median(ts) * 1000 for who, ts in times.items()}
             for who, ts in times.items():
-                print(f"{op:<8} {who:<8} {p50[who]:>8.2f} {pct(ts, 0.9) * 1000:>8.2f}")
+                print(f"{op:<8} {who:<8} {p50[who]:>8.2f} {nearest_rank(ts, 0.9) * 1000:>8.2f}")
             ratio = p50["iceview"] / p50["java"]
             met = "met" if ratio <= goals[op] else "NOT met"
             summary.append(f"{op:<10} p50 iceview/java = {ratio:.2f}x (goal <= {goals[op]}: {met})")

@@ -20,31 +20,27 @@ Iceberg-Spark (target: iceview <= 1.2x).
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from typing import Any
 
+from timing import interleaved
+
 
 def measure(fns: dict[str, Callable[[], Any]], runs: int, warmup: int) -> dict[str, float]:
-    """Median time (ms) of each function. The ways are interleaved, in a new random order each
-    round, so that the JVM's warm-up and the machine's load drift touch all of them alike (timing
-    each way in its own block favoured whichever ran last)."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    order = list(fns)
-    rng = random.Random(42)
-    for _ in range(runs):
-        rng.shuffle(order)
-        for k in order:
-            t = time.perf_counter()
-            fns[k]()
-            times[k].append(time.perf_counter() - t)
+    """Median time (ms) of each function, the ways interleaved (:func:`timing.interleaved`)."""
+    times = interleaved({k: _timed_here(fn) for k, fn in fns.items()}, runs, warmup)
     return {k: statistics.median(v) * 1000 for k, v in times.items()}
+
+
+def _timed_here(fn: Callable[[], Any]) -> Callable[[], None]:
+    """``fn``, its result dropped, so that it is timed around the call (a Spark query returns rows)."""
+
+    def call() -> None:
+        fn()
+
+    return call
 
 
 def main() -> int:
