@@ -69,6 +69,14 @@ class Catalog(ABC):
         The counterpart of PyIceberg's ``Catalog.commit_table``: ``identifier`` may be a
         :class:`View` handle of this catalog, whose loaded metadata is then the first base."""
 
+    def _handle_operations(self, identifier: IdentifierLike | View) -> tuple[ViewIdentifier, object | None]:
+        """The identifier ``commit_view`` was given and, when it is a :class:`View` handle of this
+        catalog, the handle's operations: their loaded metadata is then the first base (as Java's
+        ``PropertiesUpdate`` refreshes its own operations), so nothing is read twice."""
+        if not isinstance(identifier, View):
+            return to_identifier(identifier), None
+        return identifier.identifier, identifier.operations if identifier.catalog is self else None
+
     # -- create and replace ----------------------------------------------------------------------
     def create_view(
         self,

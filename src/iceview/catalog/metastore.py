@@ -91,17 +91,9 @@ class MetastoreViewCatalog(Catalog):
         requirements: Sequence[ViewRequirement],
         updates: Sequence[ViewUpdate],
     ) -> View:
-        if isinstance(identifier, View):
-            ident = identifier.identifier
-            handle_ops = identifier.operations
-            # a handle of this catalog: its loaded metadata is the first base (as Java's
-            # PropertiesUpdate refreshes its own operations), so nothing is read twice
-            reuse = identifier.catalog is self and isinstance(handle_ops, ViewOperations)
-            ops = handle_ops if reuse and isinstance(handle_ops, ViewOperations) else self.new_view_ops(ident)
-        else:
-            ident = to_identifier(identifier)
-            ops = self.new_view_ops(ident)
-            reuse = False
+        ident, handle_ops = self._handle_operations(identifier)
+        reuse = isinstance(handle_ops, ViewOperations)
+        ops = handle_ops if isinstance(handle_ops, ViewOperations) else self.new_view_ops(ident)
         if any(isinstance(r, AssertCreate) for r in requirements):
             return self._commit_create(ops, requirements, updates)
         first = ops.current() if reuse else ops.refresh()

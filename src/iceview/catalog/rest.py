@@ -188,14 +188,8 @@ class RestCatalog(Catalog):
         requirements: Sequence[ViewRequirement],
         updates: Sequence[ViewUpdate],
     ) -> View:
-        if isinstance(identifier, View):
-            ident = identifier.identifier
-            handle_ops = identifier.operations
-            reuse = identifier.catalog is self and isinstance(handle_ops, RestViewOperations)
-            ops = handle_ops if isinstance(handle_ops, RestViewOperations) and reuse else None
-        else:
-            ident = to_identifier(identifier)
-            ops = None
+        ident, handle_ops = self._handle_operations(identifier)
+        ops = handle_ops if isinstance(handle_ops, RestViewOperations) else None
         self._checked(ident)
         if any(isinstance(r, AssertCreate) for r in requirements):
             return self._commit_create(ident, requirements, updates)
