@@ -4,7 +4,7 @@ test).
 
 Both servers run on this machine, each on its own SQLite file holding the same view:
 
-* iceview: ``iceview serve`` (``tests/server/server_process.py``), a SQL catalog on SQLite,
+* iceview: ``iceview serve`` (``tests/fixtures/iceview_serve.py``), a SQL catalog on SQLite,
   ``--workers`` worker processes (default 1);
 * Java: the reference REST server of the tests (``tests/fixtures/rest_java.py``: Iceberg Java
   1.10.2's ``CatalogHandlers`` over a ``JdbcCatalog`` on SQLite, 8 request threads).
@@ -249,21 +249,19 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="iceview serve --workers")
     args = parser.parse_args()
 
+    from fixtures.iceview_serve import start_iceview_server
     from fixtures.rest_java import start_java_rest_server
-    from server.server_process import sqlite_catalog_properties, start_server
 
     load_before = os.getloadavg()
     started_at = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     base = Path(tempfile.mkdtemp(prefix="iceview-bench-server-"))
     java_server = start_java_rest_server(base / "java")
-    iceview_server = start_server(
-        sqlite_catalog_properties(base / "iceview"), workers=args.workers, log_dir=base / "logs"
-    )
+    iceview_server = start_iceview_server(base / "iceview", args=("--workers", str(args.workers)))
     sessions = [requests.Session(), requests.Session()]
     targets: dict[str, Target] = {}
     try:
         targets = {
-            "iceview": Target("iceview", iceview_server.url, sessions[0]),
+            "iceview": Target("iceview", iceview_server.uri, sessions[0]),
             "java": Target("java", java_server.uri, sessions[1]),
         }
         counter = iter(range(1, 1 << 62))

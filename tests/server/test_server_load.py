@@ -18,6 +18,7 @@ keep-alive) that set a property with a key unique to the commit; a 409 ``CommitF
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -32,14 +33,9 @@ import sqlalchemy
 from pyiceberg.schema import Schema
 from pyiceberg.types import IntegerType, NestedField, StringType
 
+from fixtures.iceview_serve import IceviewServer, start_iceview_server
 from fixtures.postgres import PostgresDatabase
 from iceview.catalog import Catalog, load_catalog
-from server.server_process import (
-    ServerProcess,
-    postgres_catalog_properties,
-    serve_catalog,
-    sqlite_catalog_properties,
-)
 
 CLIENTS = int(os.environ.get("ICEVIEW_LOAD_CLIENTS", "8"))
 COMMITS = int(os.environ.get("ICEVIEW_LOAD_COMMITS", "10"))
@@ -120,13 +116,13 @@ def commit_client(kind: str, url: str, uuid: str, writer: int, commits: int, go:
     results.put(report)
 
 
-def run_clients(kind: str, server: ServerProcess, uuid: str) -> list[dict[str, Any]]:
+def run_clients(kind: str, server: IceviewServer, uuid: str) -> list[dict[str, Any]]:
     """:data:`CLIENTS` client processes started together; their reports."""
     context = multiprocessing.get_context("spawn")
     go = context.Event()
     results = context.Queue()
     processes = [
-        context.Process(target=commit_client, args=(kind, server.url, uuid, w, COMMITS, go, results))
+        context.Process(target=commit_client, args=(kind, server.uri, uuid, w, COMMITS, go, results))
         for w in range(CLIENTS)
     ]
     for process in processes:
@@ -193,12 +189,29 @@ def check_applied(applied: list[str], acked: set[str], unknown: set[str]) -> Non
 
 
 # -- the tests ------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def two_workers(workdir: Path, db_url: str | None = None) -> Iterator[IceviewServer]:
+    """``iceview serve --workers 2``; stopped with SIGTERM afterwards, which must end it (status 0)."""
+    server = start_iceview_server(workdir, db_url=db_url, args=("--workers", "2"))
+    try:
+        yield server
+    except BaseException:
+        server.stop()  # the body's failure is the one to report
+        raise
+    status = server.stop()
+    assert status == 0, (
+        f"iceview serve exited with {status} after SIGTERM\n--- {server.log_path} ---\n{server.log_text()}"
+    )
+
+
 @pytest.fixture
-def served(postgres_database: PostgresDatabase, tmp_path: Path) -> Iterator[tuple[ServerProcess, Catalog]]:
+def served(postgres_database: PostgresDatabase, tmp_path: Path) -> Iterator[tuple[IceviewServer, Catalog]]:
     """``iceview serve --workers 2`` on a fresh PostgreSQL database with a namespace, a view that
     keeps all its versions, and a table."""
-    properties = postgres_catalog_properties(postgres_database.url, tmp_path / "warehouse")
-    catalog = load_catalog("served", **properties)
+    # the catalog the server will serve (start_iceview_server: the warehouse is <workdir>/warehouse)
+    catalog = load_catalog(
+        "served", type="sql", uri=postgres_database.url, warehouse=f"file://{tmp_path}/warehouse"
+    )
     catalog.create_namespace(NAMESPACE)
     catalog.create_view(
         f"{NAMESPACE}.{VIEW}",
@@ -211,7 +224,7 @@ def served(postgres_database: PostgresDatabase, tmp_path: Path) -> Iterator[tupl
         (NAMESPACE, TABLE), SCHEMA, properties={"write.metadata.previous-versions-max": "100000"}
     )
     try:
-        with serve_catalog(properties, workers=2, log_dir=tmp_path / "logs") as server:
+        with two_workers(tmp_path, postgres_database.url) as server:
             yield server, catalog
     finally:
         catalog.close()
@@ -219,17 +232,17 @@ def served(postgres_database: PostgresDatabase, tmp_path: Path) -> Iterator[tupl
 
 @pytest.mark.postgres
 def test_concurrent_view_commits_each_appear_exactly_once(
-    served: tuple[ServerProcess, Catalog], postgres_database: PostgresDatabase
+    served: tuple[IceviewServer, Catalog], postgres_database: PostgresDatabase
 ) -> None:
     server, catalog = served
-    uuid = requests.get(server.url + f"v1/namespaces/{NAMESPACE}/views/{VIEW}", timeout=30).json()[
+    uuid = requests.get(server.uri + f"v1/namespaces/{NAMESPACE}/views/{VIEW}", timeout=30).json()[
         "metadata"
     ]["view-uuid"]
     reports = run_clients("view", server, uuid)
     acked, unknown = summarize(reports)
     assert len(acked) + len(unknown) == CLIENTS * COMMITS
 
-    answer = requests.get(server.url + f"v1/namespaces/{NAMESPACE}/views/{VIEW}", timeout=30)
+    answer = requests.get(server.uri + f"v1/namespaces/{NAMESPACE}/views/{VIEW}", timeout=30)
     assert answer.status_code == 200, answer.text
     metadata = answer.json()["metadata"]
     applied = [
@@ -249,16 +262,16 @@ def test_concurrent_view_commits_each_appear_exactly_once(
 
 @pytest.mark.postgres
 def test_concurrent_table_commits_each_appear_exactly_once(
-    served: tuple[ServerProcess, Catalog], postgres_database: PostgresDatabase
+    served: tuple[IceviewServer, Catalog], postgres_database: PostgresDatabase
 ) -> None:
     server, _ = served
-    loaded = requests.get(server.url + f"v1/namespaces/{NAMESPACE}/tables/{TABLE}", timeout=30)
+    loaded = requests.get(server.uri + f"v1/namespaces/{NAMESPACE}/tables/{TABLE}", timeout=30)
     assert loaded.status_code == 200, f"the table endpoints do not answer yet: {loaded.text}"
     reports = run_clients("table", server, loaded.json()["metadata"]["table-uuid"])
     acked, unknown = summarize(reports)
     assert len(acked) + len(unknown) == CLIENTS * COMMITS
 
-    answer = requests.get(server.url + f"v1/namespaces/{NAMESPACE}/tables/{TABLE}", timeout=30)
+    answer = requests.get(server.uri + f"v1/namespaces/{NAMESPACE}/tables/{TABLE}", timeout=30)
     assert answer.status_code == 200, answer.text
     current = answer.json()["metadata-location"]
     chain = [entry["metadata-file"] for entry in answer.json()["metadata"]["metadata-log"]] + [current]
@@ -282,15 +295,11 @@ def test_keep_alive_answers_are_not_delayed_with_two_workers(tmp_path: Path) -> 
     """Several workers must not slow each answer on a kept-alive connection (Nagle's algorithm
     against delayed ACKs adds ~40 ms per answer when TCP_NODELAY is off: uvicorn #3149, which
     iceview.server.run works around by binding the shared socket as IPPROTO_TCP)."""
-    properties = sqlite_catalog_properties(tmp_path)
     times = []
-    with (
-        serve_catalog(properties, workers=2, log_dir=tmp_path / "logs") as server,
-        requests.Session() as session,
-    ):
+    with two_workers(tmp_path) as server, requests.Session() as session:
         for _ in range(30):
             started = time.perf_counter()
-            assert session.get(server.url + "v1/config", timeout=30).status_code == 200
+            assert session.get(server.uri + "v1/config", timeout=30).status_code == 200
             times.append(time.perf_counter() - started)
     median = sorted(times[5:])[len(times[5:]) // 2]
     assert median < 0.025, f"GET /v1/config takes {median * 1000:.1f} ms (median) on a kept-alive connection"
