@@ -13,7 +13,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -141,28 +141,47 @@ class _App:
             ) from None
 
     # -- endpoints -------------------------------------------------------------------------------
-    async def config(self, request: Request) -> Response:
+    async def _observed(
+        self,
+        request: Request,
+        endpoint: str,
+        answer: Callable[[], Awaitable[Response]],
+        *,
+        mutation: bool = False,
+    ) -> Response:
+        """``answer()``, with any failure as an ``IcebergErrorResponse`` (no body for HEAD), counted
+        in the metrics under ``endpoint``."""
         started = time.perf_counter()
-        status = 200
+        status = 500
         try:
-            self.principal(request)
-            warehouse = request.query_params.get("warehouse")
-            served = self.default
-            if warehouse:
-                served = self._by_warehouse(warehouse)
-            overrides: dict[str, str] = {}
-            if len(self.catalogs) > 1:
-                overrides["prefix"] = served.name
-            body: dict[str, Any] = {"defaults": {}, "overrides": overrides, "endpoints": endpoints()}
-            if self.idempotency is not None:
-                body["idempotency-key-lifetime"] = _iso_duration(self.settings.idempotency_lifetime_s)
-            return _json(200, body)
+            response = await answer()
+            status = response.status_code
+            return response
         except Exception as e:
-            err = from_exception(e)
+            err = from_exception(e, mutation=mutation)
             status = err.status
+            if request.method == "HEAD":
+                return Response(status_code=err.status, media_type="application/json")
             return error_response(err)
         finally:
-            self.metrics.observe("GET", "/v1/config", status, time.perf_counter() - started)
+            self.metrics.observe(request.method, endpoint, status, time.perf_counter() - started)
+
+    async def config(self, request: Request) -> Response:
+        return await self._observed(request, "/v1/config", lambda: self._config(request))
+
+    async def _config(self, request: Request) -> Response:
+        self.principal(request)
+        warehouse = request.query_params.get("warehouse")
+        served = self.default
+        if warehouse:
+            served = self._by_warehouse(warehouse)
+        overrides: dict[str, str] = {}
+        if len(self.catalogs) > 1:
+            overrides["prefix"] = served.name
+        body: dict[str, Any] = {"defaults": {}, "overrides": overrides, "endpoints": endpoints()}
+        if self.idempotency is not None:
+            body["idempotency-key-lifetime"] = _iso_duration(self.settings.idempotency_lifetime_s)
+        return _json(200, body)
 
     def _by_warehouse(self, warehouse: str) -> ServedCatalog:
         for served in self.catalogs.values():
@@ -178,46 +197,32 @@ class _App:
         )
 
     async def tokens(self, request: Request) -> Response:
-        started = time.perf_counter()
-        status = 200
-        try:
-            if self.auth is None:
-                raise ApiError(
-                    404, "NotFoundException", "Not found: this server has no authentication configured"
-                )
-            form = parse_token_form(await self.body(request))
-            # checking a secret is deliberately slow (scrypt): off the event loop
-            status, body = await run_in_threadpool(self.auth.issue_token, form)
-            return _json(status, body)
-        except Exception as e:
-            err = from_exception(e)
-            status = err.status
-            return error_response(err)
-        finally:
-            self.metrics.observe("POST", "/v1/oauth/tokens", status, time.perf_counter() - started)
+        return await self._observed(request, "/v1/oauth/tokens", lambda: self._tokens(request))
+
+    async def _tokens(self, request: Request) -> Response:
+        if self.auth is None:
+            raise ApiError(
+                404, "NotFoundException", "Not found: this server has no authentication configured"
+            )
+        form = parse_token_form(await self.body(request))
+        # checking a secret is deliberately slow (scrypt): off the event loop
+        status, body = await run_in_threadpool(self.auth.issue_token, form)
+        return _json(status, body)
 
     async def dispatch(self, request: Request, routes: Mapping[str, Route]) -> Response:
-        started = time.perf_counter()
         route = routes.get(request.method)
-        status = 500
-        try:
-            if route is None:
-                raise ApiError(
-                    405, "MethodNotAllowedException", f"Method {request.method} is not allowed here"
-                )
-            response = await self._serve(request, route)
-            status = response.status_code
-            return response
-        except Exception as e:
-            err = from_exception(e, mutation=route is not None and route.mutation)
-            status = err.status
-            if request.method == "HEAD":
-                return Response(status_code=err.status, media_type="application/json")
-            return error_response(err)
-        finally:
-            self.metrics.observe(
-                request.method, route.endpoint if route else "-", status, time.perf_counter() - started
+        if route is None:
+            method_not_allowed = ApiError(
+                405, "MethodNotAllowedException", f"Method {request.method} is not allowed here"
             )
+
+            async def refuse() -> Response:
+                raise method_not_allowed
+
+            return await self._observed(request, "-", refuse)
+        return await self._observed(
+            request, route.endpoint, lambda: self._serve(request, route), mutation=route.mutation
+        )
 
     async def _serve(self, request: Request, route: Route) -> Response:
         principal = self.principal(request)
