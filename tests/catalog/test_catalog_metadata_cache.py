@@ -71,3 +71,55 @@ def test_the_cache_is_bounded_and_off_by_default(tmp_path: Path) -> None:
     assert small.metadata_cache is not None and len(small.metadata_cache) == 2
     with pytest.raises(InvalidArgumentError, match=r"iceview\.metadata-cache-size 'many'"):
         open_catalog(tmp_path, "many")
+
+
+def test_load_view_nowait_reads_the_pointer_and_never_waits(tmp_path: Path) -> None:
+    """``load_view_nowait`` (the server's load on its event loop): the pointer is read every time,
+    so another process's commit is seen at once; a file not in the cache, a locked database or a
+    catalog without a cache answer None (the caller then loads the ordinary way)."""
+    import sqlite3
+    import time
+
+    from iceview.errors import NoSuchViewError
+
+    writer = open_catalog(tmp_path, "0")
+    writer.create_namespace("ns")
+    writer.create_view("ns.v", schema=SCHEMA, queries={"spark": "SELECT 1"}, default_namespace="ns")
+    assert writer.load_view_nowait("ns.v") is None  # no cache: it cannot promise not to read a file
+
+    cached = open_catalog(tmp_path, "10")
+    assert cached.load_view_nowait("ns.v") is None  # the file is not cached yet
+    loaded = cached.load_view("ns.v")
+    quick = cached.load_view_nowait("ns.v")
+    assert quick is not None
+    assert quick.metadata == loaded.metadata and quick.metadata_location == loaded.metadata_location
+    with pytest.raises(NoSuchViewError, match=r"View does not exist: ns\.missing"):
+        cached.load_view_nowait("ns.missing")
+
+    # another process commits: the pointer moves to a file the cache does not hold yet
+    writer.load_view("ns.v").update_properties().set("k", "v").commit()
+    assert cached.load_view_nowait("ns.v") is None
+    assert cached.load_view("ns.v").properties == {"k": "v"}
+    fresh = cached.load_view_nowait("ns.v")
+    assert fresh is not None and fresh.properties == {"k": "v"}
+
+    # a writer holds the database's lock: no wait, no answer
+    locker = sqlite3.connect(tmp_path / "catalog.db", isolation_level=None)
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        started = time.perf_counter()
+        assert cached.load_view_nowait("ns.v") is None
+        assert time.perf_counter() - started < 0.5
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    assert cached.load_view_nowait("ns.v") is not None
+
+    # a handle it returns commits like any other
+    quick_handle = cached.load_view_nowait("ns.v")
+    assert quick_handle is not None
+    quick_handle.update_properties().set("k", "w").commit()
+    assert writer.load_view("ns.v").properties == {"k": "w"}
+    cached.close()
+    assert cached.load_view_nowait("ns.v") is None  # closed: nothing is opened again
+    writer.close()

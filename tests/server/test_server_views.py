@@ -335,3 +335,49 @@ def test_several_catalogs_are_served_under_prefixes(tmp_path: Any) -> None:
         assert (missing.status_code, error(missing)["type"]) == (404, "NotFoundException")
     with pytest.raises(ValueError, match="the name is a path segment"):
         create_app([ServedCatalog("views", a)])
+
+
+def test_load_answers_on_the_loop_and_falls_back_to_a_thread(tmp_path: Any) -> None:
+    """With a metadata cache on SQLite, a load is answered on the event loop (no worker thread);
+    while a writer holds the database's lock it goes to a thread, waits, and still answers."""
+    import sqlite3
+    import threading
+    import time
+
+    from iceview.server import ServedCatalog, ServerSettings, create_app
+    from server.conftest import sqlite_catalog
+
+    catalog = sqlite_catalog(tmp_path, **{"iceview.metadata-cache-size": "8"})
+    app = create_app([ServedCatalog("srv", catalog)], ServerSettings())
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.post("/v1/namespaces", json={"namespace": ["ns"]}).status_code == 200
+        created = client.post("/v1/namespaces/ns/views", json=create_body())
+        assert created.status_code == 200
+        threads: list[str] = []
+        real = catalog.load_view
+
+        def recording(identifier: Any) -> Any:
+            threads.append(threading.current_thread().name)
+            return real(identifier)
+
+        catalog.load_view = recording  # type: ignore[method-assign]
+        for _ in range(3):
+            answer = client.get("/v1/namespaces/ns/views/v")
+            assert answer.status_code == 200
+            assert answer.json()["metadata-location"] == created.json()["metadata-location"]
+        assert threads == []  # never handed to a thread
+        assert client.get("/v1/namespaces/ns/views/missing").status_code == 404
+        assert threads == []
+
+        locker = sqlite3.connect(tmp_path / "catalog.db", isolation_level=None, check_same_thread=False)
+        locker.execute("BEGIN EXCLUSIVE")
+        release = threading.Timer(0.3, lambda: locker.execute("ROLLBACK"))
+        release.start()
+        started = time.perf_counter()
+        answer = client.get("/v1/namespaces/ns/views/v")
+        release.join()
+        locker.close()
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["metadata-location"] == created.json()["metadata-location"]
+        assert time.perf_counter() - started >= 0.25  # it waited for the lock, on a thread
+        assert len(threads) == 1 and threads[0].startswith("iceview-serve")

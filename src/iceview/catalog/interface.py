@@ -168,6 +168,13 @@ class Catalog(ABC):
     @abstractmethod
     def load_view(self, identifier: IdentifierLike) -> View: ...
 
+    def load_view_nowait(self, identifier: IdentifierLike) -> View | None:
+        """:meth:`load_view` when it can be answered without waiting (no lock, network or storage
+        read to wait for), else None: the caller then calls :meth:`load_view` where waiting does no
+        harm. For a server's event loop. The pointer is read all the same, so the view is never
+        stale. A catalog that cannot tell answers None (the default)."""
+        return None
+
     @abstractmethod
     def view_exists(self, identifier: IdentifierLike) -> bool: ...
 

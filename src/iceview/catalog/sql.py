@@ -72,6 +72,7 @@ from iceview.catalog.sql_db import (
     describe,
     insert_properties_stmt,
     is_constraint_violation,
+    is_sqlite,
     java_sql_message,
     like_escape,
     make_engine,
@@ -79,6 +80,7 @@ from iceview.catalog.sql_db import (
     transaction,
     update_properties_stmt,
 )
+from iceview.catalog.sqlite_nowait import WOULD_WAIT, NoWaitReader
 from iceview.errors import (
     CatalogError,
     CommitFailedError,
@@ -105,6 +107,7 @@ from iceview.identifiers import (
     to_namespace,
 )
 from iceview.spec import ViewMetadata
+from iceview.view import View
 
 __all__ = ["VIEW_WARNING_LOG_MESSAGE", "SqlCatalog", "SqlViewOperations", "to_sqlalchemy_url"]
 
@@ -238,6 +241,10 @@ class SqlCatalog(MetastoreViewCatalog):
             raise InvalidArgumentError("JDBC connection URI is required")
         self.url = to_sqlalchemy_url(uri, self.properties)
         self.engine = make_engine(self.url, self.properties)
+        database = self.url.database or ""
+        self._nowait = (
+            NoWaitReader(database) if is_sqlite(self.url) and database not in ("", ":memory:") else None
+        )
         self._dialect = self.engine.dialect.name
         warehouse = self.properties.get("warehouse")
         self.warehouse = warehouse.rstrip("/") if warehouse else None
@@ -307,6 +314,8 @@ class SqlCatalog(MetastoreViewCatalog):
                 raise
 
     def close(self) -> None:
+        if self._nowait is not None:
+            self._nowait.close()
         self.engine.dispose()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -386,6 +395,26 @@ class SqlCatalog(MetastoreViewCatalog):
         return SqlViewOperations(self, identifier)
 
     # -- views -----------------------------------------------------------------------------------
+    def load_view_nowait(self, identifier: IdentifierLike) -> View | None:
+        """On an embedded SQLite file with a metadata cache: the pointer is read on a read-only
+        connection that does not wait for locks, and the file it names must be in the cache
+        (:mod:`iceview.catalog.sqlite_nowait`). Anything else answers None."""
+        if self._nowait is None or self.metadata_cache is None or self.schema_version != "V1":
+            return None
+        ident = to_identifier(identifier)
+        row = self._nowait.first_row(GET_VIEW_SQL.sql, (self.name, ident.namespace_string, ident.name))
+        if row is WOULD_WAIT:
+            return None
+        if row is None:
+            raise NoSuchViewError(f"View does not exist: {ident}")
+        assert isinstance(row, dict)
+        location = row["metadata_location"]
+        if location is None or self.metadata_cache.get(location) is None:
+            return None  # the ordinary load reports a null pointer, or reads the file
+        ops = self.new_view_ops(ident)
+        ops.refresh_from_location(location)
+        return self._view(ops)
+
     def view_exists(self, identifier: IdentifierLike) -> bool:
         ident = to_identifier(identifier)
         self._require_views()

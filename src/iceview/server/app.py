@@ -2,7 +2,9 @@
 metrics, and every failure as an ``IcebergErrorResponse``.
 
 The handlers (:mod:`iceview.server.views`, ``namespaces``, ``tables``) are synchronous calls into
-the catalog interface; they run in Starlette's thread pool. The app keeps no state of its own
+the catalog interface; they run on a thread pool, except an answer a route can give without waiting
+(``Route.at_once``: a view load from an embedded SQLite catalog's metadata cache), which is given on
+the event loop. The app keeps no state of its own
 beyond caches: pointers live in the catalog's store, so instances on one PostgreSQL scale out.
 """
 
@@ -268,7 +270,12 @@ class _App:
                 store.put(key, target, raw, StoredReply(reply.status, payload))
             return reply, payload
 
-        reply, payload = await self.run(work, mutation=route.mutation)
+        quick = route.at_once(call) if route.at_once is not None and key is None else None
+        if quick is not None:
+            # answered on the loop: cheaper than the hand-off to a thread and back
+            reply, payload = quick, b"" if quick.body is None else orjson.dumps(quick.body)
+        else:
+            reply, payload = await self.run(work, mutation=route.mutation)
         self.metrics.reply(route, reply.status)
         if reply.body is None or request.method == "HEAD":
             return Response(status_code=reply.status, headers=reply.headers)

@@ -52,6 +52,9 @@ class Route:
     body: str | None = None
     """The request's schema name when it has a JSON body."""
     name: str = ""
+    at_once: Callable[[Call], Reply | None] | None = None
+    """The answer when it can be given without waiting (on the event loop), else None: then
+    ``handler`` runs on a thread."""
 
     @property
     def endpoint(self) -> str:
@@ -136,7 +139,12 @@ ROUTES: tuple[Route, ...] = (
         mutation=True,
         body="CreateViewRequest",
     ),
-    Route("GET", _NS + "/views/{view}", lambda c: views.load_view(c.served, c.identifier("view"))),
+    Route(
+        "GET",
+        _NS + "/views/{view}",
+        lambda c: views.load_view(c.served, c.identifier("view")),
+        at_once=lambda c: views.load_view_nowait(c.served, c.identifier("view")),
+    ),
     Route("HEAD", _NS + "/views/{view}", lambda c: views.view_exists(c.served, c.identifier("view"))),
     Route(
         "POST",

@@ -43,6 +43,7 @@ __all__ = [
     "create_view",
     "drop_view",
     "load_view",
+    "load_view_nowait",
     "register_view",
     "rename_view",
     "view_exists",
@@ -122,6 +123,11 @@ def create_view(
 
 def load_view(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
     return Reply(200, load_result(served.catalog.load_view(ident)))
+
+
+def load_view_nowait(served: ServedCatalog, ident: ViewIdentifier) -> Reply | None:
+    view = served.catalog.load_view_nowait(ident)
+    return None if view is None else Reply(200, load_result(view))
 
 
 def view_exists(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
