@@ -9,8 +9,12 @@ What it does, on an embedded SQLite catalog that it creates fresh each run:
 4. queries the view in Spark;
 5. shows the view's history with the ``iceview`` command, rolls back to version 1 with it, and
    queries again;
-6. adds ``trino`` and ``duckdb`` representations (translated from Spark SQL) and runs the view in
-   DuckDB, which reads the same Iceberg table through PyIceberg.
+6. sets the view property ``iceview.derive-dialects`` to ``trino,duckdb`` with the ``iceview``
+   command, so that every version carries SQL for them translated from its Spark SQL, and runs the
+   view in DuckDB, which reads the same Iceberg table through PyIceberg;
+7. replaces the view from Spark: the new version derives its trino and duckdb SQL in the same
+   commit, and DuckDB reads the new definition;
+8. shows a translation iceview refuses because it would change the meaning.
 
 Run: ``bash scripts/demo.sh`` (sets everything up first), or ``.venv/bin/python examples/pipeline.py
 [--warehouse DIR]`` after ``bash scripts/setup.sh``.
@@ -52,7 +56,31 @@ SELECT
 FROM prod.default.events
 GROUP BY 2"""
 
+REPLACE_VIEWS_ONLY = """CREATE OR REPLACE VIEW default.event_agg (
+    event_count COMMENT 'Count of page views',
+    event_date)
+COMMENT 'Daily page views'
+AS
+SELECT
+    COUNT(1), CAST(event_ts AS DATE)
+FROM prod.default.events
+WHERE kind = 'view'
+GROUP BY 2"""
+
 QUERY = "SELECT event_date, event_count FROM prod.default.event_agg ORDER BY event_date"
+
+
+def duckdb_rows(catalog: Any) -> list[Any]:
+    """The view's rows in DuckDB (its duckdb SQL, over the table PyIceberg reads)."""
+    duck = DuckDBViews(catalog, namespace="default")
+    try:
+        return list(duck.sql(QUERY).fetchall())
+    finally:
+        duck.close()
+
+
+def agree(duck_rows: list[Any], spark_rows: list[Any]) -> bool:
+    return [(str(a[0]), int(a[1])) for a in duck_rows] == [(str(b[0]), int(b[1])) for b in spark_rows]
 
 
 def step(text: str) -> None:
@@ -151,23 +179,35 @@ def main() -> int:
     again = views.sql(QUERY).collect()
     say(rows_text(again) + ("  (the same rows: both versions count the same table)" if again == rows else ""))
 
-    step("6. Other engines: add trino and duckdb, then run the view in DuckDB")
-    view.add_dialects(["trino", "duckdb"])
+    step("6. Other engines: the view derives trino and duckdb SQL, and runs in DuckDB")
+    # every new version will carry these dialects, translated from its Spark SQL in the same commit;
+    # `dialects sync` derives them for the current version now
+    run_cli(env, "set-property", "default.event_agg", "iceview.derive-dialects", "trino,duckdb")
+    run_cli(env, "dialects", "sync", "default.event_agg")
     view.refresh()
     for rep in view.current_version.representations:
         one_line = " ".join(getattr(rep, "sql", "").split())
         say(f"{getattr(rep, 'dialect', rep.type):7s} {one_line}")
     say(f"version {view.current_version.version_id}, summary {dict(view.current_version.summary)}")
-    duck = DuckDBViews(catalog, namespace="default")
-    try:
-        duck_rows = duck.sql(QUERY).fetchall()
-    finally:
-        duck.close()
+    duck_rows = duckdb_rows(catalog)
     say("DuckDB: " + rows_text(duck_rows))
-    same = [(str(a[0]), int(a[1])) for a in duck_rows] == [(str(b[0]), int(b[1])) for b in again]
+    same = agree(duck_rows, again)
     say("DuckDB and Spark agree." if same else "DuckDB and Spark DISAGREE.")
 
-    step("7. A translation iceview refuses, rather than change the meaning")
+    step("7. Spark replaces the view; DuckDB reads the new definition")
+    views.sql(REPLACE_VIEWS_ONLY)
+    say("CREATE OR REPLACE VIEW default.event_agg (...) AS ... WHERE kind = 'view' GROUP BY 2")
+    view.refresh()
+    say(f"version {view.current_version.version_id} has {', '.join(view.current_version.dialects)}")
+    spark_rows = views.sql(QUERY).collect()
+    duck_rows = duckdb_rows(catalog)
+    say("Spark:  " + rows_text(spark_rows))
+    say("DuckDB: " + rows_text(duck_rows))
+    replaced = agree(duck_rows, spark_rows) and spark_rows != again
+    say("DuckDB reads the new definition." if replaced else "DuckDB reads a STALE definition.")
+    same = same and replaced
+
+    step("8. A translation iceview refuses, rather than change the meaning")
     views.sql(
         "CREATE VIEW prod.default.event_buckets AS "
         "SELECT hash(kind) % 4 AS bucket, count(1) AS n FROM prod.default.events GROUP BY 1"

@@ -26,6 +26,10 @@ def test_demo_pipeline_runs_end_to_end(tmp_path: Path) -> None:
         "current version is now 1: FROM events",
         "DuckDB: 2026-11-20: 2, 2026-11-21: 3, 2026-11-22: 1",
         "DuckDB and Spark agree.",
+        "default.event_agg: version 3 derives duckdb, trino (was version 1)",
+        "version 4 has spark, trino, duckdb",
+        "DuckDB: 2026-11-20: 1, 2026-11-21: 2, 2026-11-22: 1",
+        "DuckDB reads the new definition.",
         "refused, nothing committed:",
     ):
         assert expected in out, f"missing {expected!r} in:\n{out}"

@@ -68,8 +68,10 @@ def served(
     # PostgreSQL as in production: two worker processes share the database (and the idempotency keys)
     args = ("--workers", "2") if request.param == "postgres" else ()
     workdir = tmp_path_factory.mktemp(f"serve-spark-{request.param}")
-    with serving(request, request.param, workdir, args=args) as server:
-        name = f"ivserve_{request.param}"
+    name = f"ivserve_{request.param}"
+    # Spark writes view SQL with its own name for the catalog: the server knows it as an alias
+    aliases = {"iceview.catalog-aliases": name}
+    with serving(request, request.param, workdir, args=args, properties=aliases) as server:
         java_spark.add_rest_catalog(name, server.uri)
         yield Served(server, name)
 
@@ -260,3 +262,52 @@ def test_spark_with_oauth2_credentials(
     server.stop()
     log = server.log_text(lines=100_000)
     assert not [c.split(":", 1)[1] for c in auth.credentials.values() if c.split(":", 1)[1] in log]
+
+
+def test_native_spark_replace_keeps_derived_dialects_over_serve(
+    java_spark: JavaSpark, served: Served, client: Catalog
+) -> None:
+    """Iceberg-Spark's own CREATE OR REPLACE VIEW (Java's client-side drop-dialect guard included)
+    on a view with ``iceview.derive-dialects``: it succeeds, the server derives the duckdb SQL from
+    the new Spark SQL in the same commit, and DuckDB gives the new rows."""
+    from iceview.duckdb import DuckDBViews
+
+    cat = served.catalog
+    if not client.table_exists("default.events"):  # when run alone
+        java_spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {cat}.`default`")
+        java_spark.sql(
+            f"CREATE TABLE {cat}.`default`.events (event_id BIGINT, event_ts TIMESTAMP) USING iceberg"
+        )
+        values = ", ".join(f"({i}, TIMESTAMP '{ts}')" for i, ts in EVENTS)
+        java_spark.sql(f"INSERT INTO {cat}.`default`.events VALUES {values}")
+    qualified = f"{cat}.`default`.derived_ids"
+    java_spark.sql(
+        f"CREATE VIEW {qualified} TBLPROPERTIES ('iceview.derive-dialects' = 'duckdb') AS "
+        f"SELECT event_id FROM {cat}.`default`.events WHERE event_id > 1"
+    )
+    created = client.load_view("default.derived_ids")
+    assert created.current_version.dialects == ("spark", "duckdb"), created.current_version.summary
+    assert created.properties["replace.drop-dialect.allowed"] == "true"
+
+    java_spark.sql(
+        f"CREATE OR REPLACE VIEW {qualified} TBLPROPERTIES ('iceview.derive-dialects' = 'duckdb') AS "
+        f"SELECT event_id FROM {cat}.`default`.events WHERE event_id > 2"
+    )
+    replaced = client.load_view("default.derived_ids")
+    version = replaced.current_version
+    assert version.version_id == 2
+    assert version.dialects == ("spark", "duckdb")
+    assert version.summary["iceview.derived-dialects"] == "duckdb"
+    duckdb_sql = version.sql_for("duckdb")
+    assert duckdb_sql is not None and "> 2" in duckdb_sql.sql
+    assert java_spark.sql(f"SELECT * FROM {qualified} ORDER BY event_id") == [
+        {"event_id": 3},
+        {"event_id": 4},
+    ]
+    duck = DuckDBViews(client, namespace="default")
+    try:
+        rows = duck.sql(f"SELECT event_id FROM {cat}.default.derived_ids ORDER BY event_id").fetchall()
+    finally:
+        duck.close()
+    assert rows == [(3,), (4,)]
+    java_spark.sql(f"DROP VIEW {qualified}")

@@ -381,3 +381,44 @@ def test_load_answers_on_the_loop_and_falls_back_to_a_thread(tmp_path: Any) -> N
         assert answer.json()["metadata-location"] == created.json()["metadata-location"]
         assert time.perf_counter() - started >= 0.25  # it waited for the lock, on a thread
         assert len(threads) == 1 and threads[0].startswith("iceview-serve")
+
+
+def test_the_server_derives_dialects_for_any_client(client: TestClient, catalog: SqlCatalog, ns: str) -> None:
+    """A client that knows nothing of iceview (Iceberg Java's RESTCatalog: a replace carries only its
+    own SQL) gets the view's derived dialects added by the server, in the same commit."""
+    body = create_body(sql="SELECT id, name FROM ns.t WHERE id > 1")
+    body["properties"]["iceview.derive-dialects"] = "trino,duckdb"
+    created = client.post("/v1/namespaces/ns/views", json=body).json()["metadata"]
+    assert created["properties"]["replace.drop-dialect.allowed"] == "true"
+    first = created["versions"][0]
+    assert [r["dialect"] for r in first["representations"]] == ["spark", "trino", "duckdb"]
+    # a replace as Java's RESTCatalog sends it: assert-view-uuid, a version with spark SQL only
+    version = copy.deepcopy(body["view-version"])
+    version.update(
+        {
+            "version-id": 2,
+            "schema-id": 0,
+            "summary": {"engine-name": "spark", "engine-version": "3.5.9"},
+            "representations": [
+                {"type": "sql", "sql": "SELECT id, name FROM ns.t WHERE id > 2", "dialect": "spark"}
+            ],
+        }
+    )
+    commit = {
+        "requirements": [{"type": "assert-view-uuid", "uuid": created["view-uuid"]}],
+        "updates": [
+            {"action": "add-view-version", "view-version": version},
+            {"action": "set-current-view-version", "view-version-id": -1},
+        ],
+    }
+    answer = client.post("/v1/namespaces/ns/views/v", json=commit)
+    assert answer.status_code == 200, answer.text
+    metadata = answer.json()["metadata"]
+    current = next(v for v in metadata["versions"] if v["version-id"] == metadata["current-version-id"])
+    sql = {r["dialect"]: r["sql"] for r in current["representations"]}
+    assert list(sql) == ["spark", "trino", "duckdb"]
+    assert "id > 2" in sql["duckdb"] and "id > 2" in sql["trino"]
+    assert current["summary"]["iceview.derived-dialects"] == "trino,duckdb"
+    assert current["summary"]["engine-name"] == "spark"
+    stored = catalog.load_view("ns.v").current_version
+    assert stored.sql_for("duckdb") is not None and "id > 2" in stored.sql_for("duckdb").sql  # type: ignore[union-attr]

@@ -32,10 +32,13 @@ def commit_with_retries(
     refresh: Callable[[], ViewMetadata],
     requirements: Sequence[ViewRequirement],
     updates: Sequence[ViewUpdate],
-    swap: Callable[[ViewMetadata, ViewMetadata], ViewMetadata],
+    swap: Callable[[ViewMetadata, ViewMetadata, Sequence[ViewUpdate]], ViewMetadata],
+    prepare: Callable[[ViewMetadata, Sequence[ViewUpdate]], Sequence[ViewUpdate]] | None = None,
 ) -> ViewMetadata:
     """Commit ``updates`` on top of ``first`` (then of ``refresh()`` after each conflict) through
-    ``swap(base, new)``; returns the committed metadata (``base`` itself for an empty change).
+    ``swap(base, new, updates)``; returns the committed metadata (``base`` itself for an empty
+    change). ``prepare(base, updates)``, when given, makes the updates of each attempt from the
+    caller's (derived dialects: :func:`iceview.view.derived.derive_updates`); ``swap`` gets those.
     ``refresh`` raises ``NoSuchViewError`` when the view is gone."""
     pending = [first]
 
@@ -46,10 +49,11 @@ def commit_with_retries(
                 requirement.validate(base)
         except CommitFailedError as e:
             raise _RequirementFailed(e) from e
-        new = apply(base, updates)
+        attempt_updates = updates if prepare is None else prepare(base, updates)
+        new = apply(base, attempt_updates)
         if not new.changes:
             return base
-        return swap(base, new)
+        return swap(base, new, attempt_updates)
 
     try:
         return RetryPolicy.from_properties(first.properties).run(attempt)

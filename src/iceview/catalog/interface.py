@@ -20,8 +20,9 @@ from pyiceberg.schema import Schema
 
 from iceview.errors import NoSuchViewError, ViewAlreadyExistsError
 from iceview.identifiers import IdentifierLike, NamespaceLike, ViewIdentifier, to_identifier
-from iceview.spec import ViewRequirement, ViewUpdate
+from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, ViewVersion
 from iceview.view import View, ViewDefinition, source_representation, translate_representations
+from iceview.view.derived import DeriveContext, derive_updates
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -68,6 +69,17 @@ class Catalog(ABC):
         :class:`~iceview.spec.AssertCreate` the view is created. An empty change commits nothing.
         The counterpart of PyIceberg's ``Catalog.commit_table``: ``identifier`` may be a
         :class:`View` handle of this catalog, whose loaded metadata is then the first base."""
+
+    def _derive(self, base: ViewMetadata | None, updates: Sequence[ViewUpdate]) -> list[ViewUpdate]:
+        """The updates a commit sends: with the derived dialects the view's
+        ``iceview.derive-dialects`` asks for made again in every version it adds
+        (:func:`iceview.view.derived.derive_updates`), translated with this catalog's schemas."""
+        return derive_updates(base, updates, DeriveContext(self.name, self.properties, self._version_schemas))
+
+    def _version_schemas(self, sql: str, dialect: str, version: ViewVersion) -> dict[tuple[str, ...], Schema]:
+        return self.relation_schemas(
+            sql, dialect, default_catalog=version.default_catalog, default_namespace=version.default_namespace
+        )
 
     def _handle_operations(self, identifier: IdentifierLike | View) -> tuple[ViewIdentifier, object | None]:
         """The identifier ``commit_view`` was given and, when it is a :class:`View` handle of this

@@ -106,7 +106,9 @@ class MetastoreViewCatalog(Catalog):
                 raise NoSuchViewError(f"View does not exist: {ident}")
             return base
 
-        commit_with_retries(first, refresh, requirements, updates, ops.commit)
+        commit_with_retries(
+            first, refresh, requirements, updates, lambda base, new, _: ops.commit(base, new), self._derive
+        )
         return self._view(ops)
 
     def _commit_create(
@@ -118,7 +120,7 @@ class MetastoreViewCatalog(Catalog):
         for requirement in requirements:
             requirement.validate(base)
         try:
-            ops.commit(None, apply(None, updates))
+            ops.commit(None, apply(None, self._derive(None, updates)))
         except CommitFailedError as e:
             raise ViewAlreadyExistsError(f"View was created concurrently: {ops.identifier}") from e
         return self._view(ops)

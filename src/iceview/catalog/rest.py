@@ -208,7 +208,7 @@ class RestCatalog(Catalog):
             assert base is not None  # refresh raises NoSuchViewError instead
             return base
 
-        def send(base: ViewMetadata, new: ViewMetadata) -> ViewMetadata:
+        def send(base: ViewMetadata, new: ViewMetadata, updates: Sequence[ViewUpdate]) -> ViewMetadata:
             # REST knows only assert-view-uuid: the caller's, else the uuid of the checked base;
             # the server applies the same updates to its own current metadata
             checks = sent_uuids or [AssertViewUUID(base.uuid)]
@@ -224,7 +224,7 @@ class RestCatalog(Catalog):
             ops.update(committed)
             return committed
 
-        commit_with_retries(first, refresh, requirements, updates, send)
+        commit_with_retries(first, refresh, requirements, updates, send, self._derive)
         return self._view(ops)
 
     def _commit_create(
@@ -233,7 +233,7 @@ class RestCatalog(Catalog):
         self._session.require(ViewEndpoint.CREATE)
         for requirement in requirements:
             requirement.validate(None)
-        metadata = apply(None, updates)
+        metadata = apply(None, self._derive(None, updates))
         if len(metadata.versions) != 1:
             raise UnsupportedOperationError(
                 f"Cannot create view {ident} over REST with {len(metadata.versions)} versions: "

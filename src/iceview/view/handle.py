@@ -33,6 +33,7 @@ from iceview.spec import (
     ViewUpdate,
     ViewVersion,
 )
+from iceview.spec.builder import REPLACE_DROP_DIALECT_ALLOWED
 from iceview.view.changes import (
     ViewChange,
     add_version_change,
@@ -42,6 +43,15 @@ from iceview.view.changes import (
     rollback_change,
 )
 from iceview.view.definition import ViewDefinition
+from iceview.view.derived import (
+    DERIVE_DIALECTS,
+    DERIVED_KEY,
+    DeriveContext,
+    derive_dialects_of,
+    derive_version,
+    derived_dialects,
+    refusals,
+)
 from iceview.view.dialects import SchemaLookup, source_representation, translate_representations
 
 if TYPE_CHECKING:
@@ -283,8 +293,53 @@ class View:
         if not added:
             return self
         src = source_representation(reps, source)
-        change = add_version_change(base, (*current.representations, *added), provenance_summary(src.dialect))
+        marks = {
+            **provenance_summary(src.dialect),
+            DERIVED_KEY: ",".join([*sorted(derived_dialects(current)), *(r.dialect for r in added)]),
+        }
+        change = add_version_change(base, (*current.representations, *added), marks)
         return self.commit(change)
+
+    def sync_dialects(self) -> View:
+        """Derive again the dialects the view's ``iceview.derive-dialects`` property asks for
+        (:mod:`iceview.view.derived`), from the current version's source SQL, in a new version,
+        when the current version lacks them: a version written where iceview is not on the write
+        path (Iceberg-Spark on a catalog's shared JDBC tables) carries only its own SQL. A current
+        version that has every dialect the property asks for (hand-written, derived, or refused
+        with its reasons recorded) is left alone, and nothing is committed. A view without the
+        property raises ``InvalidStateError``."""
+        base = self._fresh()
+        wanted = derive_dialects_of(base.properties)
+        if not wanted:
+            raise InvalidStateError(
+                f"View {self._name} derives no dialects: set its {DERIVE_DIALECTS} property first "
+                f"(e.g. {DERIVE_DIALECTS}=trino,duckdb)"
+            )
+        current = base.current_version
+        if self._catalog is None:
+            context = DeriveContext(self._name.split(".", 1)[0], {})
+        else:
+            cat = self._catalog
+
+            def lookup(sql: str, dialect: str, version: ViewVersion) -> Mapping[tuple[str, ...], Schema]:
+                return cat.relation_schemas(
+                    sql,
+                    dialect,
+                    default_catalog=version.default_catalog,
+                    default_namespace=version.default_namespace,
+                )
+
+            context = DeriveContext(cat.name, cat.properties, lookup)
+        # every version iceview commits derives from its own SQL, so a version is in step when it
+        # accounts for every dialect asked for (the SQL text is not compared: a server that derives
+        # again, iceview serve, names catalogs as it knows them)
+        accounted = {d.lower() for d in current.dialects} | set(refusals(current))
+        drop_allowed = base.properties.get(REPLACE_DROP_DIALECT_ALLOWED, "").lower() == "true"
+        if accounted >= set(wanted) and drop_allowed:
+            return self
+        derived = derive_version(current, wanted, base.schema, base.properties, context)
+        # the version's own summary is kept: it says which engine (and Spark semantics) wrote the SQL
+        return self.commit(add_version_change(base, derived.representations, derived.summary))
 
     def set_current_version(self, version_id: int) -> View:
         """Make a retained version current again (a rollback); the version log records it.

@@ -8,6 +8,7 @@ import click
 from iceview.cli.commands import (
     add_dialect,
     catalogs,
+    dialects,
     diff,
     drop,
     history,
@@ -41,5 +42,6 @@ COMMANDS: tuple[click.Command, ...] = (
     translate.translate,
     serve.serve,
     add_dialect.add_dialect,
+    dialects.dialects,
     sql.sql,
 )
