@@ -31,6 +31,11 @@ def test_sync_derives_then_is_in_step(run: Callable[..., Result]) -> None:
     shown = run("show", VIEW, "-o", "json")
     assert shown.exit_code == 0
     assert "iceview.derive-refused.duckdb" in shown.stdout
+    text = run("show", VIEW).stdout
+    assert "SQL (trino): not derived, refused: ansi-cast,nested-namespace" in text
+    history = run("history", VIEW).stdout
+    assert "spark, !duckdb, !trino" in history
+    assert "! refused (iceview.derive-dialects)" in history
 
 
 def test_sync_derives_translatable_sql(tmp_path: object) -> None:
@@ -46,6 +51,13 @@ def test_sync_derives_translatable_sql(tmp_path: object) -> None:
     with lake.catalog() as catalog:
         view = catalog.load_view(BY_SOURCE)
         assert [r.dialect for r in view.current_version.representations] == ["spark", "duckdb"]
+    shown = invoke(lake.env, "show", BY_SOURCE)
+    assert "SQL (spark)\n" in shown.stdout and "SQL (duckdb, derived from spark)\n" in shown.stdout
+    data = parse_json(invoke(lake.env, "show", BY_SOURCE, "-o", "json").stdout)
+    reps = data["current-version"]["representations"]
+    assert [(r["dialect"], r["derived"]) for r in reps] == [("spark", False), ("duckdb", True)]
+    history = invoke(lake.env, "history", BY_SOURCE).stdout
+    assert "spark, duckdb*" in history and "* derived from the version's own SQL" in history
 
 
 def test_dialects_group_help(run: Callable[..., Result]) -> None:

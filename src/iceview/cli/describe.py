@@ -28,13 +28,35 @@ def summary_text(summary: Mapping[str, str]) -> str:
 
 
 def representations_json(version: ViewVersion) -> list[dict[str, Any]]:
+    """The version's representations; each SQL one says whether iceview derived it
+    (``iceview.derive-dialects``, ``docs/translation.md``)."""
+    from iceview.view.derived import derived_dialects
+
+    derived = derived_dialects(version)
     out: list[dict[str, Any]] = []
     for rep in version.representations:
         if isinstance(rep, SQLRepresentation):
-            out.append({"type": "sql", "dialect": rep.dialect, "sql": rep.sql})
+            out.append(
+                {
+                    "type": "sql",
+                    "dialect": rep.dialect,
+                    "sql": rep.sql,
+                    "derived": rep.dialect.lower() in derived,
+                }
+            )
         else:
             out.append(dict(rep.to_dict()))
     return out
+
+
+def dialects_text(version: ViewVersion) -> str:
+    """The version's dialects for a table: derived ones marked ``*``, refused ones ``!``."""
+    from iceview.view.derived import derived_dialects, refusals
+
+    derived = derived_dialects(version)
+    names = [f"{d}*" if d.lower() in derived else d for d in version.dialects]
+    names += [f"!{d}" for d in refusals(version)]
+    return ", ".join(names) or "-"
 
 
 def version_json(version: ViewVersion) -> dict[str, Any]:

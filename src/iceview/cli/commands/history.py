@@ -9,7 +9,7 @@ import click
 from rich.text import Text
 
 from iceview.cli.context import State, command, common_options, pass_state
-from iceview.cli.describe import engine, namespace_text, version_json
+from iceview.cli.describe import dialects_text, engine, namespace_text, version_json
 from iceview.cli.output import Output, table
 from iceview.cli.targets import Target, load_target
 from iceview.cli.times import iso_utc
@@ -115,7 +115,13 @@ def _text(target: Target, log: list[Period], out: Output) -> None:
             version.operation,
             str(version.schema_id),
             engine(version.summary),
-            ", ".join(version.dialects) or "-",
+            dialects_text(version),
             namespace_text(version.default_namespace),
         )
     out.print(versions)
+    from iceview.view.derived import derived_dialects, refusals
+
+    if any(derived_dialects(v) or refusals(v) for v in md.versions):
+        out.line(
+            ("dialects", "dim"), ": * derived from the version's own SQL, ! refused (iceview.derive-dialects)"
+        )

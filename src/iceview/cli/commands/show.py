@@ -85,13 +85,21 @@ def _text(target: Target, out: Output, state: State) -> None:
         )
     out.print(grid)
 
+    from iceview.view.derived import derived_dialects, refusals
+
+    derived = derived_dialects(current)
+    source = current.summary.get("iceview.translated-from", "its SQL")
     for rep in current.representations:
         out.blank()
         if isinstance(rep, SQLRepresentation):
-            out.line(("SQL", "bold"), " (", (rep.dialect, "bold magenta"), ")")
+            how = f", derived from {source}" if rep.dialect.lower() in derived else ""
+            out.line(("SQL", "bold"), " (", (rep.dialect, "bold magenta"), how, ")")
             out.print(Syntax(rep.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True))
         else:
             out.line(("representation", "bold"), f" of unknown type {rep.type!r}: {dict(rep.raw)}")
+    for dialect, codes in refusals(current).items():
+        out.blank()
+        out.line(("SQL", "bold"), " (", (dialect, "bold magenta"), f"): not derived, refused: {codes}")
 
     out.blank()
     if md.properties:
