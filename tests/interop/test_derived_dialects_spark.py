@@ -1,0 +1,91 @@
+"""Derived dialects where iceview is not on the write path: Iceberg-Spark 1.10.2 (``type=jdbc``)
+replaces a view natively on the JDBC tables it shares with iceview (PostgreSQL: a live JVM locks a
+SQLite file). Java's client-side drop-dialect guard lets the replace through (iceview set
+``replace.drop-dialect.allowed``), the new version carries only Spark's SQL (nothing stale), and
+``iceview dialects sync`` derives the duckdb SQL from it, which DuckDB runs for the new rows."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixtures.java_session import JavaSpark
+from fixtures.postgres import PostgresDatabase
+from iceview.catalog import load_catalog
+
+pytestmark = pytest.mark.postgres
+
+CATALOG = "ddpg"
+
+
+def test_native_spark_replace_then_sync(
+    java_spark: JavaSpark, postgres_database: PostgresDatabase, tmp_path: Path
+) -> None:
+    from iceview.duckdb import DuckDBViews
+
+    db = postgres_database
+    warehouse = tmp_path / "warehouse"
+    java_spark.add_catalog(CATALOG, db.jdbc_url, warehouse, user=db.user)
+    spark = java_spark
+    spark.sql(f"CREATE NAMESPACE {CATALOG}.ns")
+    spark.sql(f"CREATE TABLE {CATALOG}.ns.events (id BIGINT, kind STRING) USING iceberg")
+    spark.sql(f"INSERT INTO {CATALOG}.ns.events VALUES (1, 'a'), (2, NULL), (3, 'ç'), (4, 'b')")
+    view = f"{CATALOG}.ns.recent"
+    spark.sql(
+        f"CREATE VIEW {view} TBLPROPERTIES ('iceview.derive-dialects' = 'duckdb') AS "
+        f"SELECT id, kind FROM {CATALOG}.ns.events WHERE id > 1"
+    )
+
+    props = {"type": "sql", "uri": db.url, "warehouse": f"file://{warehouse}"}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("PYICEBERG")},
+        **{f"PYICEBERG_CATALOG__{CATALOG.upper()}__{k.upper()}": v for k, v in props.items()},
+        "PYICEBERG_DEFAULT_CATALOG": CATALOG,
+    }
+
+    def sync() -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "iceview.cli", "dialects", "sync", "ns.recent"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    # Java wrote version 1 with Spark's SQL only; sync derives duckdb and lets Java's replaces through
+    assert "ns.recent: version 2 derives duckdb (was version 1)" in sync()
+    catalog = load_catalog(CATALOG, **props)
+    try:
+        synced = catalog.load_view("ns.recent")
+        assert synced.current_version.dialects == ("spark", "duckdb")
+        assert synced.properties["replace.drop-dialect.allowed"] == "true"
+
+        # a native replace: Java's guard passes, and no stale duckdb SQL is carried over
+        spark.sql(f"CREATE OR REPLACE VIEW {view} AS SELECT id, kind FROM {CATALOG}.ns.events WHERE id > 2")
+        native = catalog.load_view("ns.recent")
+        assert native.current_version.version_id == 3
+        assert native.current_version.dialects == ("spark",)
+        assert native.properties["iceview.derive-dialects"] == "duckdb"
+
+        assert "ns.recent: version 4 derives duckdb (was version 3)" in sync()
+        derived = catalog.load_view("ns.recent").current_version
+        duckdb_sql = derived.sql_for("duckdb")
+        assert duckdb_sql is not None and "> 2" in duckdb_sql.sql
+        assert derived.summary["engine-name"].lower() == "spark"  # the SQL's own engine is kept
+
+        expected = [{"id": 3, "kind": "ç"}, {"id": 4, "kind": "b"}]
+        assert spark.sql(f"SELECT * FROM {view} ORDER BY id") == expected
+        duck = DuckDBViews(catalog, namespace="ns")
+        try:
+            rows = duck.sql(f"SELECT id, kind FROM {CATALOG}.ns.recent ORDER BY id").fetchall()
+        finally:
+            duck.close()
+        assert rows == [(3, "ç"), (4, "b")]
+    finally:
+        catalog.close()
