@@ -40,6 +40,7 @@ __all__ = [
     "ViewAlreadyExistsError",
     "ViewCycleError",
     "ViewExpansionError",
+    "ViewTranslationRefusedError",
     "ViewUUIDMismatchError",
 ]
 
@@ -272,3 +273,19 @@ class MissingDialectError(TranslationError):
         have = ", ".join(dialects) or "none"
         self.problem = f"View {view} has no SQL for dialect {dialect} (its dialects: {have})"
         super().__init__(self.problem + (f"; {hint}" if hint else ""))
+
+
+class ViewTranslationRefusedError(MissingDialectError):
+    """A view with no SQL for the engine's dialect whose translation from another of its dialects
+    was refused. The message names the view, the dialects it has and every refused construct;
+    ``source`` is the dialect it was translated from, ``refusal`` the translator's error, and
+    ``issues`` and ``codes`` its refused constructs (empty when the SQL did not parse)."""
+
+    def __init__(
+        self, view: str, dialect: str, dialects: tuple[str, ...], source: str, refusal: TranslationError
+    ) -> None:
+        self.source = source
+        self.refusal = refusal
+        self.issues: tuple[object, ...] = tuple(getattr(refusal, "issues", ()))
+        self.codes: tuple[str, ...] = tuple(getattr(refusal, "codes", ()))
+        super().__init__(view, dialect, dialects, f"translating its {source} SQL was refused: {refusal}")

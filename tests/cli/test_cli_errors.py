@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_support import CATALOG, DATA, OTHER, VIEW, Demo, build_lake, error_line, invoke, parse_json
 from click.testing import Result
+from pyiceberg.schema import Schema
+from pyiceberg.types import IntegerType, NestedField
 
 from iceview.cli import ExitCode
 
@@ -622,3 +624,22 @@ def test_sql_with_spark_in_a_process_that_runs_spark(
         ExitCode.FAILURE,
         "the spark engine starts its own Spark, but this process already runs a Spark session",
     )
+
+
+def test_sql_translate_refusal_names_the_view_its_dialects_and_each_construct(tmp_path: Path) -> None:
+    lake = build_lake(tmp_path / "lake")
+    with lake.catalog() as catalog:
+        catalog.create_view(
+            "default.hashed",
+            schema=Schema(NestedField(1, "h", IntegerType(), required=False)),
+            queries={"spark": "SELECT hash(source) AS h FROM events"},
+            default_namespace=("default",),
+        )
+    result = invoke(lake.env, "sql", "SELECT * FROM default.hashed", "--translate")
+    assert result.exit_code == 7
+    line = error_line(result.stderr)
+    assert line.startswith(
+        "iceview: View demo.default.hashed has no SQL for dialect duckdb (its dialects: spark): "
+        "cannot translate spark SQL to duckdb: 1 construct refused: HASH(events.source)"
+    ), line
+    assert "[hash]" in line

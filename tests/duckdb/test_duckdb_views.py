@@ -14,7 +14,12 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import DateType, DoubleType, LongType, NestedField, StringType
 
 from iceview.catalog.sql import SqlCatalog
-from iceview.errors import InvalidArgumentError, TranslationError, ViewCycleError
+from iceview.errors import (
+    InvalidArgumentError,
+    MissingDialectError,
+    ViewCycleError,
+    ViewTranslationRefusedError,
+)
 from iceview.sql import UnsafeTranslationError
 from iceview.sql.translate import PROVENANCE_KEY
 
@@ -145,25 +150,34 @@ def test_add_dialects_commits_one_version(catalog: SqlCatalog) -> None:
     assert bad.refresh().current_version.version_id == 1
 
 
-def test_duckdb_needs_opt_in_for_other_dialects(catalog: SqlCatalog) -> None:
+def test_duckdb_reads_other_dialects_by_translating_them(catalog: SqlCatalog) -> None:
     catalog.create_view("db.v", schema=OUT, queries={"spark": SPARK_SQL}, default_namespace="db")
+    with DuckDBViews(catalog, namespace="db") as engine:
+        assert len(engine.execute("SELECT * FROM v")) == 3
     with (
-        DuckDBViews(catalog, namespace="db") as engine,
-        pytest.raises(TranslationError, match="translate=True"),
+        DuckDBViews(catalog, namespace="db", translate=False) as engine,
+        pytest.raises(
+            MissingDialectError,
+            match=r"View prod\.db\.v has no SQL for dialect duckdb \(its dialects: spark\); reading it by translation is turned off \(translate=False\)",
+        ),
     ):
         engine.execute("SELECT * FROM v")
-    with DuckDBViews(catalog, namespace="db", translate=True) as engine:
-        assert len(engine.execute("SELECT * FROM v")) == 3
     unsafe = catalog.create_view(
         "db.u", schema=OUT, queries={"spark": "SELECT name, hash(name) FROM events"}, default_namespace="db"
     )
     assert unsafe is not None
     with (
-        DuckDBViews(catalog, namespace="db", translate=True) as engine,
-        pytest.raises(UnsafeTranslationError),
+        DuckDBViews(catalog, namespace="db") as engine,
+        pytest.raises(ViewTranslationRefusedError) as refused,
     ):
         engine.execute("SELECT * FROM u")
-    with DuckDBViews(catalog, namespace="db", translate=True, strict=False) as engine:
+    # the refusal names the view, the dialects it has and the construct
+    assert refused.value.codes[0] == "hash"
+    assert str(refused.value).startswith(
+        "View prod.db.u has no SQL for dialect duckdb (its dialects: spark); translating its spark SQL "
+        "was refused: Cannot translate spark SQL to duckdb: HASH("
+    )
+    with DuckDBViews(catalog, namespace="db", strict=False) as engine:
         # it runs (DuckDB has a HASH, with other values): the caller asked for it and gets warnings
         assert len(engine.execute("SELECT * FROM u")) == 4
         assert engine.warnings and engine.warnings[0].warnings[0].code == "hash"
@@ -255,6 +269,6 @@ def test_translation_follows_the_spark_semantics_the_version_records(
         if translates:
             assert sorted(r[0] for r in engine.execute("SELECT x FROM plus")) == [2, 3, 4, 5]
         else:
-            with pytest.raises(UnsafeTranslationError) as caught:
+            with pytest.raises(ViewTranslationRefusedError) as caught:
                 engine.execute("SELECT x FROM plus")
             assert caught.value.codes == ("integer-overflow",)

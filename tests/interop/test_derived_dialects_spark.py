@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,11 @@ from iceview.catalog import load_catalog
 pytestmark = pytest.mark.postgres
 
 CATALOG = "ddpg"
+
+
+def by_repr(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Rows in a fixed order (NULLs included)."""
+    return sorted(rows, key=repr)
 
 
 def test_native_spark_replace_then_sync(
@@ -87,5 +94,58 @@ def test_native_spark_replace_then_sync(
         finally:
             duck.close()
         assert rows == [(3, "ç"), (4, "b")]
+    finally:
+        catalog.close()
+
+
+def test_a_trino_view_iceberg_java_wrote_reads_in_spark_and_duckdb(
+    java_spark: JavaSpark, postgres_database: PostgresDatabase, tmp_path: Path
+) -> None:
+    """Iceberg Java's own ``buildView(...).withQuery("trino", ...)`` writes a view with Trino SQL
+    only (as Trino does); SparkViews and DuckDBViews read it by translating it, by default, with
+    the schemas from the catalog, and give Spark's own rows for the same query."""
+    from iceview.duckdb import DuckDBViews
+    from iceview.spark import SparkViews
+
+    name = "ddtrino"
+    db = postgres_database
+    warehouse = tmp_path / "warehouse"
+    java_spark.add_catalog(name, db.jdbc_url, warehouse, user=db.user)
+    spark = java_spark
+    spark.sql(f"CREATE NAMESPACE {name}.ns")
+    spark.sql(f"CREATE TABLE {name}.ns.events (id BIGINT, kind STRING) USING iceberg")
+    spark.sql(f"INSERT INTO {name}.ns.events VALUES (1, 'a'), (2, NULL), (3, 'Ärger'), (4, 'a'), (5, NULL)")
+    jvm = spark.jvm
+    schema = jvm.org.apache.iceberg.SchemaParser.fromJson(
+        '{"type": "struct", "schema-id": 0, "fields": ['
+        '{"id": 1, "name": "kind", "required": false, "type": "string"},'
+        '{"id": 2, "name": "n", "required": true, "type": "long"},'
+        '{"id": 3, "name": "top", "required": false, "type": "long"}]}'
+    )
+    trino_sql = 'SELECT kind, count(*) AS n, max(id) AS top FROM "events" WHERE id > 1 GROUP BY kind'
+    (
+        spark.catalog(name)
+        .buildView(spark.identifier("ns.by_kind"))
+        .withSchema(schema)
+        .withDefaultNamespace(spark.namespace("ns"))
+        .withQuery("trino", trino_sql)
+        .create()
+    )
+    expected = by_repr(
+        tuple(r.values())
+        for r in spark.sql(
+            f"SELECT kind, count(*) AS n, max(id) AS top FROM {name}.ns.events WHERE id > 1 GROUP BY kind"
+        )
+    )
+    assert expected == [("a", 1, 4), ("Ärger", 1, 3), (None, 2, 5)]
+
+    catalog = load_catalog(name, type="sql", uri=db.url, warehouse=f"file://{warehouse}")
+    try:
+        assert catalog.load_view("ns.by_kind").current_version.dialects == ("trino",)
+        views = SparkViews(spark.spark, catalog)
+        got = by_repr(tuple(r) for r in views.sql(f"SELECT * FROM {name}.ns.by_kind").collect())
+        assert got == expected
+        with DuckDBViews(catalog, namespace="ns") as duck:
+            assert by_repr(duck.execute(f"SELECT * FROM {name}.ns.by_kind")) == expected
     finally:
         catalog.close()

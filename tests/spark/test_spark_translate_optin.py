@@ -1,5 +1,6 @@
-"""SparkViews reads views that have no ``spark`` SQL only when the caller opts in with
-``translate=iceview.sql.translation_hook(...)`` (issue 5, §4).
+"""SparkViews reads views that have no ``spark`` SQL by translating them safely, by default, with
+the schemas from the catalog (``translate=True``); ``translate=False`` turns that off, and a hook
+(``translate=iceview.sql.translation_hook(...)``) replaces it.
 
 The views live in ``sv.optin`` of the shared lake (PostgreSQL catalog, Iceberg-Spark 1.10.2 in this
 process's Spark session) and read ``sv.db.events`` (ids 1..5); they are written as Trino or DuckDB
@@ -17,7 +18,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
 
 from conftest import CATALOG, Lake
-from iceview.errors import TranslationError
+from iceview.errors import TranslationError, ViewTranslationRefusedError
 from iceview.spark import SparkViews
 from iceview.sql import Translation, UnsafeTranslationError, translation_hook
 
@@ -131,18 +132,38 @@ def test_opt_in_reads_the_view_with_the_right_rows(optin: Lake, name: str) -> No
     assert calls == [(dialect, "spark")]
 
 
-def test_without_the_opt_in_the_error_names_the_view_s_dialects(optin: Lake) -> None:
+def test_by_default_views_are_translated_with_the_catalog_s_schemas(optin: Lake) -> None:
+    for name in ("trino_totals", "trino_scaled", "duckdb_parity"):
+        _, _, columns, spark_sql = VIEWS[name]
+        frame = optin.views.sql(f"SELECT * FROM {CATALOG}.{NS}.{name}")
+        assert list(frame.columns) == list(columns)
+        assert rows(frame) == rows(optin.spark.sql(spark_sql))
+    # nested: a Spark view over a Trino-only one
+    assert rows(optin.views.sql(f"SELECT * FROM {CATALOG}.{NS}.spark_over_trino")) == [(8,)]
+    # refused: the message names the view, its dialects and the construct
+    with pytest.raises(ViewTranslationRefusedError) as caught:
+        optin.views.sql(f"SELECT * FROM {CATALOG}.{NS}.trino_approx")
+    assert caught.value.codes == ("approximate",)
+    assert str(caught.value).startswith(
+        f"View {CATALOG}.{NS}.trino_approx has no SQL for dialect spark (its dialects: trino); "
+        "translating its trino SQL was refused: Cannot translate trino SQL to spark: "
+    )
+    assert "[approximate]" in str(caught.value)
+
+
+def test_translate_false_names_the_view_s_dialects(optin: Lake) -> None:
+    off = SparkViews(optin.spark, optin.catalog, translate=False)
     for name, (dialect, *_) in VIEWS.items():
         with pytest.raises(TranslationError) as caught:
-            optin.views.sql(f"SELECT * FROM {CATALOG}.{NS}.{name}")
-        assert (
-            str(caught.value)
-            == f"View {CATALOG}.{NS}.{name} has no SQL for dialect spark (its dialects: {dialect})"
+            off.sql(f"SELECT * FROM {CATALOG}.{NS}.{name}")
+        assert str(caught.value) == (
+            f"View {CATALOG}.{NS}.{name} has no SQL for dialect spark (its dialects: {dialect}); "
+            "reading it by translation is turned off (translate=False)"
         )
     with pytest.raises(
         TranslationError, match=r"trino_totals has no SQL for dialect spark \(its dialects: trino\)"
     ):
-        optin.views.sql(f"SELECT * FROM {CATALOG}.{NS}.spark_over_trino")  # a nested view, too
+        off.sql(f"SELECT * FROM {CATALOG}.{NS}.spark_over_trino")  # a nested view, too
 
 
 def test_opt_in_translates_a_nested_view(optin: Lake) -> None:

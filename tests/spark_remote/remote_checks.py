@@ -222,8 +222,11 @@ def test_dialects(views: Any) -> None:
     views.catalog.create_view(
         "db.trino_only", schema=schema, queries={"trino": "SELECT id FROM events"}, default_namespace=("db",)
     )
+    off = SparkViews(views.spark, views.catalog, translate=False)
     with pytest.raises(TranslationError, match=r"has no SQL for dialect spark \(its dialects: trino\)"):
-        views.sql("SELECT * FROM lake.db.trino_only")
+        off.sql("SELECT * FROM lake.db.trino_only")
+    # by default it is read by translating its Trino SQL
+    assert len(rows(views.sql("SELECT * FROM lake.db.trino_only"))) == 5
     seen: list[tuple[str, str]] = []
 
     def translate(sql: str, source: str, target: str) -> str:

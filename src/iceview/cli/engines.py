@@ -215,7 +215,7 @@ def run_spark(
             raise CliError(f"cannot start Spark: {_first_line(str(e)) or type(e).__name__}") from e
     try:
         hook = _spark_hook(catalog, strict, warnings) if translate else None
-        views = SparkViews(spark, catalog, translate=hook)
+        views = SparkViews(spark, catalog, translate=hook if hook is not None else False)
         use = [catalog.name, *namespace] if catalog.namespace_exists(namespace) else [catalog.name]
         views.sql("USE " + render_name(use, "spark", always_quote=True))
         try:

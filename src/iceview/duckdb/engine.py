@@ -12,13 +12,12 @@ from iceview.errors import MissingDialectError, NoSuchViewError
 from iceview.identifiers import NamespaceLike
 from iceview.spec import SQLRepresentation, ViewMetadata
 from iceview.sql import ResolvedView, ViewExpander, type_namer
-from iceview.sql.translate import Translation, spark_ansi_mode, translate
+from iceview.sql.translate import Translation, spark_ansi_mode
+from iceview.view.reading import SOURCE_PREFERENCE, engine_sql
 
 __all__ = ["DuckDBViews"]
 
 DIALECT = "duckdb"
-# the order in which a view's other representations are tried when translating
-_SOURCE_PREFERENCE = ("spark", "trino")
 _DUCKDB_CATALOGS = frozenset({"memory", "system", "temp"})
 
 
@@ -46,13 +45,15 @@ class DuckDBViews:
     * ``connection``: a DuckDB connection to use (default: a new in-memory one).
     * ``tables``: PyIceberg's catalog holding the tables (default: ``catalog.table_catalog()``,
       PyIceberg's ``SqlCatalog`` on the same database and warehouse).
-    * ``translate``: ``False`` (default) reads only ``duckdb`` representations. ``True`` translates
-      a view's ``spark`` (else ``trino``, else first) SQL with :func:`iceview.sql.translate`, with
-      the view's defaults, the schemas of the relations it reads (from the catalog), so the
-      type-aware rules apply, and the Spark semantics its version records
-      (:func:`iceview.sql.translate.spark_ansi_mode`); with ``strict`` (default) unsafe SQL raises
-      ``UnsafeTranslationError``, without it the issues are collected in :attr:`warnings`. Or pass
-      any ``(sql, from_dialect, to_dialect) -> sql`` hook (:func:`iceview.sql.translation_hook`).
+    * ``translate``: a view without ``duckdb`` SQL is read by translating another of its
+      representations (``spark``, else ``trino``, else the first; :func:`iceview.view.reading.engine_sql`)
+      with :func:`iceview.sql.translate`, with the view's defaults, the schemas of the relations it
+      reads (from the catalog), so the type-aware rules apply, and the Spark semantics its version
+      records (:func:`iceview.sql.translate.spark_ansi_mode`). With ``strict`` (default) unsafe SQL
+      raises :class:`~iceview.errors.ViewTranslationRefusedError` (the view, its dialects, each
+      construct); without it the issues are collected in :attr:`warnings`. ``False`` reads only
+      ``duckdb`` representations; or pass any ``(sql, from_dialect, to_dialect) -> sql`` hook
+      (:func:`iceview.sql.translation_hook`).
     * ``known_catalogs``: more catalog names a qualified name may start with.
     """
 
@@ -63,7 +64,7 @@ class DuckDBViews:
         namespace: NamespaceLike | None = None,
         connection: Any = None,
         tables: Any = None,
-        translate: bool | Callable[[str, str, str], str] = False,
+        translate: bool | Callable[[str, str, str], str] = True,
         strict: bool = True,
         known_catalogs: Collection[str] = (),
         max_depth: int = 100,
@@ -80,7 +81,7 @@ class DuckDBViews:
         self.strict = strict
         # True: translate in _resolved (with the view's defaults and schemas); a hook: the expander's
         hook: Callable[[str, str, str], str] | None = None if isinstance(translate, bool) else translate
-        self._translate_here = translate is True
+        self._hook = hook
         self.translates = translate is not False
         self._registered: dict[tuple[str, ...], tuple[str, int | None]] = {}
         self._counter = itertools.count()
@@ -162,29 +163,32 @@ class DuckDBViews:
 
     def _resolved(self, name: tuple[str, ...], metadata: ViewMetadata) -> ResolvedView:
         version = metadata.current_version
-        rep = version.sql_for(DIALECT)
-        if rep is None and self.translates:
-            for d in _SOURCE_PREFERENCE:
-                rep = version.sql_for(d)
-                if rep is not None:
-                    break
-            if rep is None:
-                rep = version.sql_for(DIALECT, fallback=True)
-        if rep is None:
-            raise MissingDialectError(
-                ".".join(name),
-                DIALECT,
-                tuple(version.dialects),
-                "pass translate=True to translate another one",
-            )
-        assert isinstance(rep, SQLRepresentation)
         default_catalog = version.default_catalog or name[0]
         default_namespace = tuple(version.default_namespace)
-        sql, dialect = rep.sql, rep.dialect.lower()
-        if dialect != DIALECT and self._translate_here:
-            ansi = spark_ansi_mode(version.summary, metadata.properties)
-            sql = self._translate(rep, default_catalog, default_namespace, ansi)
-            dialect = DIALECT
+        if self._hook is not None and version.sql_for(DIALECT) is None:
+            rep = next(
+                (r for d in SOURCE_PREFERENCE if (r := version.sql_for(d)) is not None),
+                version.sql_for(DIALECT, fallback=True),
+            )
+            if rep is None:
+                raise MissingDialectError(".".join(name), DIALECT, tuple(version.dialects))
+            assert isinstance(rep, SQLRepresentation)
+            sql, dialect = rep.sql, rep.dialect.lower()  # the expander's hook translates it
+        else:
+            read = engine_sql(
+                ".".join(name),
+                metadata,
+                DIALECT,
+                default_catalog=name[0],
+                translate=self.translates,
+                schemas=self._schemas,
+                known_catalogs=self.known_catalogs,
+                strict=self.strict,
+                spark_ansi=spark_ansi_mode(version.summary, metadata.properties),
+            )
+            if isinstance(read.translation, Translation) and read.translation.warnings:
+                self.warnings.append(read.translation)
+            sql, dialect = read.sql, read.dialect
         return ResolvedView(
             name=name,
             sql=sql,
@@ -194,34 +198,16 @@ class DuckDBViews:
             schema=metadata.schema,
         )
 
-    def _translate(
-        self,
-        rep: SQLRepresentation,
-        default_catalog: str,
-        default_namespace: tuple[str, ...],
-        spark_ansi: bool | None,
-    ) -> str:
-        schemas = self.catalog.relation_schemas(
-            rep.sql,
-            rep.dialect.lower(),
+    def _schemas(
+        self, sql: str, dialect: str, default_catalog: str | None, default_namespace: Sequence[str]
+    ) -> dict[tuple[str, ...], Any]:
+        return self.catalog.relation_schemas(
+            sql,
+            dialect,
             default_catalog=default_catalog,
             default_namespace=default_namespace,
             tables=self._table_catalog(),
         )
-        result = translate(
-            rep.sql,
-            rep.dialect.lower(),
-            DIALECT,
-            default_catalog=default_catalog,
-            default_namespace=default_namespace,
-            known_catalogs=self.known_catalogs | {default_catalog},
-            schemas=schemas,
-            strict=self.strict,
-            spark_ansi=spark_ansi,
-        )
-        if result.warnings:
-            self.warnings.append(result)
-        return result.sql
 
     def _table_catalog(self) -> Any:
         if self._tables is None:

@@ -8,7 +8,10 @@ file is not read again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
+
+from pyiceberg.schema import Schema
 
 from iceview.errors import InvalidIdentifierError, NoSuchViewError, ViewUUIDMismatchError
 from iceview.identifiers import ViewIdentifier, to_identifier
@@ -17,6 +20,7 @@ from iceview.spark.errors import view_not_found
 from iceview.spark.names import ENGINE_NAME
 from iceview.spec import ViewMetadata
 from iceview.sql import ResolvedView
+from iceview.view.reading import engine_sql
 
 if TYPE_CHECKING:
     from iceview.catalog.interface import Catalog
@@ -31,7 +35,10 @@ class AccessHost(Protocol):
 
     catalog: Catalog
     name: str
-    translate: Translate | None
+    translate: bool | Translate
+
+    @property
+    def ansi_enabled(self) -> bool | None: ...
 
 
 class ViewAccess:
@@ -82,8 +89,38 @@ class ViewAccess:
         metadata = self.load(ident)
         if metadata is None:
             return None
-        return ResolvedView.from_metadata(
-            qualified, metadata, dialect=ENGINE_NAME, allow_other_dialect=views.translate is not None
+        hook = views.translate if callable(views.translate) else None
+        if hook is not None or metadata.current_version.sql_for(ENGINE_NAME) is not None:
+            # the view's spark SQL, or another dialect for the expander's hook to translate
+            return ResolvedView.from_metadata(
+                qualified, metadata, dialect=ENGINE_NAME, allow_other_dialect=hook is not None
+            )
+        version = metadata.current_version
+        read = engine_sql(
+            ".".join(qualified),
+            metadata,
+            ENGINE_NAME,
+            default_catalog=qualified[0],
+            translate=views.translate is True,
+            schemas=self._schemas,
+            known_catalogs={views.name},
+            spark_ansi=views.ansi_enabled,
+        )
+        return ResolvedView(
+            name=qualified,
+            sql=read.sql,
+            dialect=read.dialect,
+            default_catalog=version.default_catalog or qualified[0],
+            default_namespace=tuple(version.default_namespace),
+            schema=metadata.schema,
+        )
+
+    def _schemas(
+        self, sql: str, dialect: str, default_catalog: str | None, default_namespace: Sequence[str]
+    ) -> dict[tuple[str, ...], Schema]:
+        """The schemas of what a view's SQL reads, from the catalog (for translation's type rules)."""
+        return self.views.catalog.relation_schemas(
+            sql, dialect, default_catalog=default_catalog, default_namespace=default_namespace
         )
 
     def full_name(self, ident: ViewIdentifier) -> str:

@@ -176,7 +176,7 @@ class Call:
             known_catalogs=self.is_catalog,
             dialect="spark",
             is_shadowed=self.is_shadowed,
-            translate=v.translate,
+            translate=v.translate if callable(v.translate) else None,
             map_table=None if v.registered else self.map_table,
             max_depth=v.max_depth,
             check_output=self.check_output,

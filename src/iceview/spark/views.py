@@ -89,9 +89,12 @@ class SparkViews:
       ``views.sql("USE name.db")`` so do ``db.v`` and ``v``; tables named in the virtual catalog are
       read from ``table_catalog`` (default ``spark_catalog``) with the same namespace and name.
 
-    ``translate`` opts into reading views that have no ``spark`` SQL: it gets ``(sql, dialect,
-    "spark")`` and returns Spark SQL. Without it such a view raises
-    :class:`~iceview.errors.TranslationError` naming the dialects it has.
+    A view without ``spark`` SQL is read by translating another of its representations
+    (``trino``, else ``duckdb``, else the first; :func:`iceview.view.reading.engine_sql`) with the
+    schemas of what it reads, from the catalog, and the session's ``spark.sql.ansi.enabled``; an
+    unsafe construct raises :class:`~iceview.errors.ViewTranslationRefusedError` naming the view,
+    its dialects and the construct. ``translate=False`` turns that off (such a view raises
+    :class:`~iceview.errors.MissingDialectError`); or pass a hook ``(sql, dialect, "spark") -> sql``.
     """
 
     def __init__(
@@ -100,7 +103,7 @@ class SparkViews:
         catalog: Catalog,
         *,
         name: str | None = None,
-        translate: Translate | None = None,
+        translate: bool | Translate = True,
         table_catalog: str = SESSION_CATALOG,
         max_depth: int = 100,
     ) -> None:
@@ -128,6 +131,15 @@ class SparkViews:
         return f"SparkViews({self.name!r}, {mode}, catalog={self.catalog!r})"
 
     # ------------------------------------------------------------------ session facts
+
+    @property
+    def ansi_enabled(self) -> bool | None:
+        """The session's ``spark.sql.ansi.enabled`` (None when it cannot be read)."""
+        try:
+            value = self.spark.conf.get("spark.sql.ansi.enabled")
+        except Exception:
+            return None
+        return None if value is None else str(value).lower() == "true"
 
     @property
     def spark_version(self) -> str:

@@ -20,7 +20,7 @@ from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused
 from iceview.cli.names import format_name, parse_namespace
 from iceview.cli.output import table
 from iceview.cli.translation import read_text, refused, warn
-from iceview.errors import MissingDialectError, TranslationError
+from iceview.errors import MissingDialectError, TranslationError, ViewTranslationRefusedError
 
 
 @command("sql", "Run a query over the catalog's views with DuckDB or Spark.")
@@ -81,6 +81,8 @@ def sql(
             result = run_duckdb(catalog, text, levels, translate=translate_views, strict=strict)
     except UnsafeTranslationError as e:
         raise refused("", e) from e
+    except ViewTranslationRefusedError as e:
+        raise refused(f"{e.problem}: ", e.refusal) from e
     except MissingDialectError as e:
         message = e.problem
         if not translate_views:

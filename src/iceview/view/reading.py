@@ -1,0 +1,104 @@
+"""A view's SQL for the engine that reads it: its own representation for the engine's dialect, or,
+when it has none, another one translated safely (``docs/translation.md``).
+
+Both engines (:class:`~iceview.spark.SparkViews`, :class:`~iceview.duckdb.DuckDBViews`) read a
+view through :func:`engine_sql`, so a view that Iceberg Java, Trino or DuckDB wrote in its own
+dialect reads the same way in each, and a refusal says the same thing: which view, which dialects
+it has, and which construct could not be translated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from pyiceberg.schema import Schema
+
+from iceview.errors import MissingDialectError, TranslationError, ViewTranslationRefusedError
+from iceview.spec import SQLRepresentation, ViewMetadata
+
+__all__ = ["SOURCE_PREFERENCE", "EngineSQL", "engine_sql"]
+
+SOURCE_PREFERENCE = ("spark", "trino", "duckdb")
+"""The order in which a view's other representations are tried as the source of a translation."""
+
+SchemaLookup = Callable[[str, str, str | None, Sequence[str]], Mapping[tuple[str, ...], Schema]]
+"""``(sql, dialect, default_catalog, default_namespace) -> {qualified name: schema}``."""
+
+
+@dataclass(frozen=True)
+class EngineSQL:
+    """What an engine runs for a view: ``sql`` in ``dialect`` and, when it was translated, the
+    :class:`~iceview.sql.translate.Translation` (its warnings, with ``strict=False``)."""
+
+    sql: str
+    dialect: str
+    translation: object | None = None
+
+
+def _source(metadata: ViewMetadata, dialect: str) -> SQLRepresentation | None:
+    version = metadata.current_version
+    for candidate in (d for d in SOURCE_PREFERENCE if d != dialect):
+        rep = version.sql_for(candidate)
+        if rep is not None:
+            return rep
+    return version.sql_for(dialect, fallback=True)
+
+
+def engine_sql(
+    name: str,
+    metadata: ViewMetadata,
+    dialect: str,
+    *,
+    default_catalog: str,
+    translate: bool = True,
+    schemas: SchemaLookup | None = None,
+    known_catalogs: Collection[str] = (),
+    strict: bool = True,
+    spark_ansi: bool | None = None,
+) -> EngineSQL:
+    """The SQL an engine of ``dialect`` runs for view ``name`` (qualified, for messages).
+
+    The view's own ``dialect`` representation when it has one. Otherwise, with ``translate``,
+    another one (``spark``, else ``trino``, else ``duckdb``, else the first) translated with
+    :func:`iceview.sql.translate`: names qualified with the version's defaults (the default catalog
+    falls back to ``default_catalog``), relation ``schemas`` for the type-aware rules, and
+    ``spark_ansi`` for what ANSI and legacy Spark disagree on. A refusal raises
+    :class:`~iceview.errors.ViewTranslationRefusedError` naming the view, the dialects it has and
+    each refused construct (``codes``).
+    Without ``translate``, a view without ``dialect`` SQL raises ``MissingDialectError``."""
+    from iceview.sql.translate import translate as translate_sql
+
+    version = metadata.current_version
+    own = version.sql_for(dialect)
+    if own is not None:
+        assert isinstance(own, SQLRepresentation)
+        return EngineSQL(own.sql, dialect)
+    dialects = tuple(version.dialects)
+    if not translate:
+        raise MissingDialectError(
+            name, dialect, dialects, "reading it by translation is turned off (translate=False)"
+        )
+    rep = _source(metadata, dialect)
+    if rep is None:
+        raise MissingDialectError(name, dialect, dialects, "it has no SQL to translate")
+    assert isinstance(rep, SQLRepresentation)
+    source = rep.dialect.lower()
+    catalog = version.default_catalog or default_catalog
+    namespace = tuple(version.default_namespace)
+    try:
+        relation_schemas = schemas(rep.sql, source, catalog, namespace) if schemas is not None else None
+        result = translate_sql(
+            rep.sql,
+            source,
+            dialect,
+            default_catalog=catalog,
+            default_namespace=namespace,
+            known_catalogs={*known_catalogs, catalog},
+            schemas=relation_schemas,
+            strict=strict,
+            spark_ansi=spark_ansi,
+        )
+    except TranslationError as e:
+        raise ViewTranslationRefusedError(name, dialect, dialects, source, e) from e
+    return EngineSQL(result.sql, dialect, result)
