@@ -24,6 +24,14 @@ pytestmark = pytest.mark.postgres
 CATALOG = "ddpg"
 
 
+def shared_events(spark: JavaSpark, name: str, db: PostgresDatabase, warehouse: Path, values: str) -> None:
+    """Iceberg-Spark's JDBC catalog ``name`` on ``db``, with a table ``ns.events(id, kind)``."""
+    spark.add_catalog(name, db.jdbc_url, warehouse, user=db.user)
+    spark.sql(f"CREATE NAMESPACE {name}.ns")
+    spark.sql(f"CREATE TABLE {name}.ns.events (id BIGINT, kind STRING) USING iceberg")
+    spark.sql(f"INSERT INTO {name}.ns.events VALUES {values}")
+
+
 def by_repr(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """Rows in a fixed order (NULLs included)."""
     return sorted(rows, key=repr)
@@ -36,11 +44,8 @@ def test_native_spark_replace_then_sync(
 
     db = postgres_database
     warehouse = tmp_path / "warehouse"
-    java_spark.add_catalog(CATALOG, db.jdbc_url, warehouse, user=db.user)
     spark = java_spark
-    spark.sql(f"CREATE NAMESPACE {CATALOG}.ns")
-    spark.sql(f"CREATE TABLE {CATALOG}.ns.events (id BIGINT, kind STRING) USING iceberg")
-    spark.sql(f"INSERT INTO {CATALOG}.ns.events VALUES (1, 'a'), (2, NULL), (3, 'ç'), (4, 'b')")
+    shared_events(spark, CATALOG, db, warehouse, "(1, 'a'), (2, NULL), (3, 'ç'), (4, 'b')")
     view = f"{CATALOG}.ns.recent"
     spark.sql(
         f"CREATE VIEW {view} TBLPROPERTIES ('iceview.derive-dialects' = 'duckdb') AS "
@@ -110,11 +115,8 @@ def test_a_trino_view_iceberg_java_wrote_reads_in_spark_and_duckdb(
     name = "ddtrino"
     db = postgres_database
     warehouse = tmp_path / "warehouse"
-    java_spark.add_catalog(name, db.jdbc_url, warehouse, user=db.user)
     spark = java_spark
-    spark.sql(f"CREATE NAMESPACE {name}.ns")
-    spark.sql(f"CREATE TABLE {name}.ns.events (id BIGINT, kind STRING) USING iceberg")
-    spark.sql(f"INSERT INTO {name}.ns.events VALUES (1, 'a'), (2, NULL), (3, 'Ärger'), (4, 'a'), (5, NULL)")
+    shared_events(spark, name, db, warehouse, "(1, 'a'), (2, NULL), (3, 'Ärger'), (4, 'a'), (5, NULL)")
     jvm = spark.jvm
     schema = jvm.org.apache.iceberg.SchemaParser.fromJson(
         '{"type": "struct", "schema-id": 0, "fields": ['

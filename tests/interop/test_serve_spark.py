@@ -50,6 +50,16 @@ EXPECTED = [
 ]
 
 
+def ensure_events(java_spark: JavaSpark, cat: str, client: Catalog) -> None:
+    """The table Appendix A reads, when a test runs without the Appendix A test before it."""
+    if client.table_exists("default.events"):
+        return
+    java_spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {cat}.`default`")
+    java_spark.sql(f"CREATE TABLE {cat}.`default`.events (event_id BIGINT, event_ts TIMESTAMP) USING iceberg")
+    values = ", ".join(f"({i}, TIMESTAMP '{ts}')" for i, ts in EVENTS)
+    java_spark.sql(f"INSERT INTO {cat}.`default`.events VALUES {values}")
+
+
 @dataclass
 class Served:
     """``iceview serve`` and its Spark catalog name."""
@@ -185,13 +195,7 @@ def test_spark_reads_a_view_iceview_made_over_serve(
     java_spark: JavaSpark, served: Served, client: Catalog
 ) -> None:
     cat = served.catalog
-    if not client.table_exists("default.events"):  # when run alone
-        java_spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {cat}.`default`")
-        java_spark.sql(
-            f"CREATE TABLE {cat}.`default`.events (event_id BIGINT, event_ts TIMESTAMP) USING iceberg"
-        )
-        values = ", ".join(f"({i}, TIMESTAMP '{ts}')" for i, ts in EVENTS)
-        java_spark.sql(f"INSERT INTO {cat}.`default`.events VALUES {values}")
+    ensure_events(java_spark, cat, client)
     from pyiceberg.schema import Schema
     from pyiceberg.types import LongType, NestedField
 
@@ -273,13 +277,7 @@ def test_native_spark_replace_keeps_derived_dialects_over_serve(
     from iceview.duckdb import DuckDBViews
 
     cat = served.catalog
-    if not client.table_exists("default.events"):  # when run alone
-        java_spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {cat}.`default`")
-        java_spark.sql(
-            f"CREATE TABLE {cat}.`default`.events (event_id BIGINT, event_ts TIMESTAMP) USING iceberg"
-        )
-        values = ", ".join(f"({i}, TIMESTAMP '{ts}')" for i, ts in EVENTS)
-        java_spark.sql(f"INSERT INTO {cat}.`default`.events VALUES {values}")
+    ensure_events(java_spark, cat, client)
     qualified = f"{cat}.`default`.derived_ids"
     java_spark.sql(
         f"CREATE VIEW {qualified} TBLPROPERTIES ('iceview.derive-dialects' = 'duckdb') AS "

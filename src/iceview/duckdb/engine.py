@@ -163,8 +163,6 @@ class DuckDBViews:
 
     def _resolved(self, name: tuple[str, ...], metadata: ViewMetadata) -> ResolvedView:
         version = metadata.current_version
-        default_catalog = version.default_catalog or name[0]
-        default_namespace = tuple(version.default_namespace)
         if self._hook is not None and version.sql_for(DIALECT) is None:
             rep = next(
                 (r for d in SOURCE_PREFERENCE if (r := version.sql_for(d)) is not None),
@@ -173,30 +171,22 @@ class DuckDBViews:
             if rep is None:
                 raise MissingDialectError(".".join(name), DIALECT, tuple(version.dialects))
             assert isinstance(rep, SQLRepresentation)
-            sql, dialect = rep.sql, rep.dialect.lower()  # the expander's hook translates it
-        else:
-            read = engine_sql(
-                ".".join(name),
-                metadata,
-                DIALECT,
-                default_catalog=name[0],
-                translate=self.translates,
-                schemas=self._schemas,
-                known_catalogs=self.known_catalogs,
-                strict=self.strict,
-                spark_ansi=spark_ansi_mode(version.summary, metadata.properties),
-            )
-            if isinstance(read.translation, Translation) and read.translation.warnings:
-                self.warnings.append(read.translation)
-            sql, dialect = read.sql, read.dialect
-        return ResolvedView(
-            name=name,
-            sql=sql,
-            dialect=dialect,
-            default_catalog=default_catalog,
-            default_namespace=default_namespace,
-            schema=metadata.schema,
+            # the expander's hook translates it
+            return ResolvedView.with_sql(name, metadata, rep.sql, rep.dialect.lower())
+        read = engine_sql(
+            ".".join(name),
+            metadata,
+            DIALECT,
+            default_catalog=name[0],
+            translate=self.translates,
+            schemas=self._schemas,
+            known_catalogs=self.known_catalogs,
+            strict=self.strict,
+            spark_ansi=spark_ansi_mode(version.summary, metadata.properties),
         )
+        if isinstance(read.translation, Translation) and read.translation.warnings:
+            self.warnings.append(read.translation)
+        return ResolvedView.with_sql(name, metadata, read.sql, read.dialect)
 
     def _schemas(
         self, sql: str, dialect: str, default_catalog: str | None, default_namespace: Sequence[str]

@@ -95,7 +95,6 @@ class ViewAccess:
             return ResolvedView.from_metadata(
                 qualified, metadata, dialect=ENGINE_NAME, allow_other_dialect=hook is not None
             )
-        version = metadata.current_version
         read = engine_sql(
             ".".join(qualified),
             metadata,
@@ -106,14 +105,7 @@ class ViewAccess:
             known_catalogs={views.name},
             spark_ansi=views.ansi_enabled,
         )
-        return ResolvedView(
-            name=qualified,
-            sql=read.sql,
-            dialect=read.dialect,
-            default_catalog=version.default_catalog or qualified[0],
-            default_namespace=tuple(version.default_namespace),
-            schema=metadata.schema,
-        )
+        return ResolvedView.with_sql(qualified, metadata, read.sql, read.dialect)
 
     def _schemas(
         self, sql: str, dialect: str, default_catalog: str | None, default_namespace: Sequence[str]

@@ -117,10 +117,18 @@ class ResolvedView:
             rep = version.sql_for(dialect, fallback=True)
         if rep is None:
             raise MissingDialectError(".".join(name), dialect, tuple(version.dialects))
+        return cls.with_sql(name, metadata, rep.sql, rep.dialect)
+
+    @classmethod
+    def with_sql(cls, name: Sequence[str], metadata: ViewMetadata, sql: str, dialect: str) -> ResolvedView:
+        """The current version of a view loaded from ``name`` (catalog first), read as ``sql`` in
+        ``dialect`` (its own representation, or a translation of one)."""
+        name = tuple(name)
+        version = metadata.current_version
         return cls(
             name=name,
-            sql=rep.sql,
-            dialect=rep.dialect,
+            sql=sql,
+            dialect=dialect,
             default_catalog=version.default_catalog or name[0],
             default_namespace=tuple(version.default_namespace),
             schema=metadata.schema,
