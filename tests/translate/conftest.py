@@ -12,6 +12,7 @@ import pytest
 
 from iceview.catalog.sql import SqlCatalog
 from translate.corpus import CUSTOMERS, NAMESPACE, ORDERS, customers_data, orders_data
+from translate.corpus_sources import EDGE_EVENTS, edge_events_data
 
 CATALOG = "tcorpus"
 
@@ -39,11 +40,16 @@ REPORT = CorpusReport()
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    from translate.test_directions import DIRECTION_LINES
     from translate.test_edge import REPORT_LINES
 
     for line in REPORT_LINES:
         terminalreporter.write_sep("-", "translation edge suite")
         terminalreporter.write_line(line)
+    if DIRECTION_LINES:
+        terminalreporter.write_sep("-", "translation directions (spark, trino, duckdb)")
+        for line in DIRECTION_LINES:
+            terminalreporter.write_line(line)
     if REPORT.ran:
         terminalreporter.write_sep("-", "translation corpus")
         terminalreporter.write_line(REPORT.line())
@@ -72,6 +78,7 @@ def corpus_env(
     tables.create_namespace(NAMESPACE)
     tables.create_table(f"{NAMESPACE}.customers", schema=CUSTOMERS).append(customers_data())
     tables.create_table(f"{NAMESPACE}.orders", schema=ORDERS).append(orders_data())
+    tables.create_table(f"{NAMESPACE}.edge_events", schema=EDGE_EVENTS).append(edge_events_data())
     catalog = SqlCatalog(CATALOG, uri=db.url, warehouse=uri)
     java_spark.add_catalog(CATALOG, db.jdbc_url, warehouse, user=db.user)
     try:

@@ -18,6 +18,7 @@ from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import edges_duckdb as ed
 from iceview.sql.translate.allowlists import ALLOWED
+from iceview.sql.translate.cross_rules import CROSS_RULES
 from iceview.sql.translate.model import TranslationIssue
 from iceview.sql.translate.policy import (
     ANY,
@@ -313,6 +314,7 @@ RULES = RuleTable(
         Rule(TRUNC_UNIT, ANY, ANY, c.NORMALISE_TRUNC_UNIT),
         Rule(BARE_DECIMAL, "spark", ANY, c.SPARK_DECIMAL),
         *TRINO_RULES,  # Trino's documented semantics (trino_rules.py, trino_reference.py)
+        *CROSS_RULES,  # found by the corpora per source dialect (cross_rules.py)
     ]
 )
 """Every rule of the translation, by construct and direction."""
