@@ -120,7 +120,7 @@ DUCKDB_CASES: list[SourceCase] = [
     case(
         "bool_aggs",
         "SELECT grp, bool_and(flag) AS all_flag, bool_or(flag) AS any_flag FROM edge_events GROUP BY grp",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
@@ -182,25 +182,25 @@ DUCKDB_CASES: list[SourceCase] = [
     case(
         "orders_per_month",
         "SELECT date_trunc('month', order_date) AS month, count(*) AS n FROM orders GROUP BY 1",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "events_per_week",
         "SELECT date_trunc('week', ev_date) AS wk, count(*) AS n FROM edge_events GROUP BY 1",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "trunc_ts",
         "SELECT event_id, date_trunc('day', ev_ts) AS d, date_trunc('hour', ev_ts) AS h FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "trunc_date_coarse",
         "SELECT event_id, date_trunc('quarter', ev_date) AS q, date_trunc('year', ev_date) AS y FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
@@ -248,7 +248,7 @@ DUCKDB_CASES: list[SourceCase] = [
     case(
         "extract_parts",
         "SELECT event_id, extract(year FROM ev_ts) AS y, hour(ev_ts) AS h, quarter(ev_date) AS q FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
@@ -308,31 +308,31 @@ DUCKDB_CASES: list[SourceCase] = [
     case(
         "round_decimal",
         "SELECT event_id, round(amount, 1) AS r FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "abs_sign",
         "SELECT event_id, abs(i) AS a, sign(i) AS s FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "ceil_floor",
         "SELECT event_id, ceil(amount) AS c, floor(amount) AS f FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "pow_sqrt",
         "SELECT event_id, pow(ratio, 2) AS p, sqrt(abs(ratio)) AS s FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "greatest",
         "SELECT event_id, greatest(i, 0) AS g FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino="function",
     ),
     case("nullif", "SELECT event_id, nullif(i, 0) AS n FROM edge_events", spark=EQUAL, trino=EQUAL),
@@ -369,7 +369,7 @@ DUCKDB_CASES: list[SourceCase] = [
     case(
         "substr",
         "SELECT event_id, substr(label, 1, 3) AS pre FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
@@ -378,20 +378,18 @@ DUCKDB_CASES: list[SourceCase] = [
     case(
         "concat_ws",
         "SELECT event_id, concat_ws('-', label, grp) AS x FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case(
         "replace", "SELECT event_id, replace(label, 'a', 'A') AS r FROM edge_events", spark=EQUAL, trino=EQUAL
     ),
-    case(
-        "strpos", "SELECT event_id, strpos(label, 'a') AS pos FROM edge_events", spark="function", trino=EQUAL
-    ),
+    case("strpos", "SELECT event_id, strpos(label, 'a') AS pos FROM edge_events", spark=EQUAL, trino=EQUAL),
     case("trim", "SELECT event_id, trim(label) AS t FROM edge_events", spark=EQUAL, trino=EQUAL),
     case(
         "starts_with",
         "SELECT event_id, starts_with(label, 'c') AS c FROM edge_events",
-        spark="function",
+        spark=EQUAL,
         trino="function",
     ),
     case("ilike", "SELECT name FROM customers WHERE name ILIKE 'b%'", spark=EQUAL, trino=EQUAL),
@@ -490,7 +488,7 @@ DUCKDB_CASES: list[SourceCase] = [
         "not_exists",
         "SELECT c.name FROM customers c WHERE NOT EXISTS "
         "(SELECT 1 FROM edge_events e WHERE e.customer_id = c.customer_id)",
-        spark="function",
+        spark=EQUAL,
         trino=EQUAL,
     ),
     case("union", "SELECT grp FROM edge_events UNION SELECT status FROM orders", spark=EQUAL, trino=EQUAL),

@@ -42,6 +42,7 @@ _SIMPLE = {
     _T.TEXT: "STRING",
     _T.DATE: "DATE",
     _T.TIMESTAMP: "TIMESTAMP_NTZ",
+    _T.TIMESTAMPNTZ: "TIMESTAMP_NTZ",  # how sqlglot reads DuckDB's TIMESTAMP
     _T.TIMESTAMPTZ: "TIMESTAMP",
     _T.BLOB: "BINARY",
     _T.VARBINARY: "BINARY",

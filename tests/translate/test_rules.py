@@ -221,7 +221,9 @@ def test_the_table_picks_per_direction() -> None:
     assert rule_for("SELECT trunc(d, 'MM')", exp.DateTrunc, "spark", "trino").construct == SPARK_TRUNC
     trunc = "SELECT date_trunc('month', d)"
     assert rule_for(trunc, exp.TimestampTrunc, "duckdb", "trino").construct == TRUNC
-    assert rule_for(trunc, exp.TimestampTrunc, "duckdb", "spark").construct == FUNCTION_CALL  # not allowed
+    # on DuckDB -> Spark's own allow-list (allowlists.BY_DIRECTION), not on Trino -> Spark's
+    assert rule_for(trunc, exp.TimestampTrunc, "duckdb", "spark").construct == TRUNC
+    assert rule_for(trunc, exp.TimestampTrunc, "trino", "spark").construct == FUNCTION_CALL  # not allowed
     # a subclass of Cast that is on no allow-list is refused as a function, not checked as a cast
     json_cast = exp.JSONCast(this=exp.column("a"), to=exp.DataType.build("INT"))
     rule = RULES.lookup(json_cast, ctx("duckdb", "trino"))

@@ -145,9 +145,52 @@ ALLOWED: Mapping[str, frozenset[str]] = {
 }
 
 
-def allowed_functions(target: str) -> frozenset[str]:
-    """The sqlglot expression classes (by name) allowed in a translation into ``target``."""
-    return ALLOWED.get(target.lower(), frozenset())
+# more classes per direction, beyond the target's list, each with its own execution evidence
+FROM_DUCKDB_TO_SPARK = frozenset(
+    {
+        # executed from DuckDB against Spark 3.5.9 (ANSI and legacy) on the edge table by
+        # tests/translate/test_edge_duckdb.py (edge_queries_duckdb.py), and on the DuckDB corpus by
+        # tests/translate/test_directions.py
+        "Exists",
+        "LogicalAnd",
+        "LogicalOr",
+        "ConcatWs",
+        "StrPosition",
+        "Substring",
+        "StartsWith",
+        "Pad",
+        "Greatest",
+        "Least",
+        "TimestampTrunc",
+        "Extract",
+        "Quarter",
+        "Hour",
+        "Minute",
+        "Second",
+        "Ceil",
+        "Floor",
+        "Round",
+        "Sign",
+        "Sqrt",
+        "Pow",
+    }
+)
+
+BY_DIRECTION: Mapping[tuple[str, str], frozenset[str]] = {
+    ("duckdb", "spark"): ALLOWED["spark"] | FROM_DUCKDB_TO_SPARK,
+}
+"""Per ``(source, target)``, the allow-list where it is more than the target's own."""
+
+
+def allowed_functions(target: str, source: str | None = None) -> frozenset[str]:
+    """The sqlglot expression classes (by name) allowed in a translation from ``source`` into
+    ``target`` (without ``source``: the target's own list, which every source has)."""
+    target = target.lower()
+    if source is not None:
+        found = BY_DIRECTION.get((source.lower(), target))
+        if found is not None:
+            return found
+    return ALLOWED.get(target, frozenset())
 
 
 # functions known to exist in Trino (its documentation, release 4xx); used to check sqlglot's

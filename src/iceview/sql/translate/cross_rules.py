@@ -23,18 +23,10 @@ from sqlglot import exp
 
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import edges_duckdb as ed
-from iceview.sql.translate.allowlists import ALLOWED
 from iceview.sql.translate.checks import TEXT
-from iceview.sql.translate.policy import ANY, Check, Construct, Context, Refuse, Rule, exactly, predicate
+from iceview.sql.translate.policy import ANY, Check, Context, Refuse, Rule, call, exactly, predicate
 
 __all__ = ["CROSS_RULES", "CROSS_RULE_CODES"]
-
-
-def _call(*classes: type[exp.Expr]) -> Construct:
-    base = exactly(*classes)
-    return base.where(
-        f"{base.name} (allowed)", lambda n, ctx: type(n).__name__ in ALLOWED.get(ctx.target, frozenset())
-    )
 
 
 def _length_of_text(node: exp.Expr, ctx: Context) -> None:
@@ -67,14 +59,14 @@ _GROUP_BY_ALL = Refuse(
 GROUP_BY_ALL = predicate("GROUP BY ALL", exp.Group, lambda n, _: bool(n.args.get("all")))
 
 CROSS_RULES: tuple[Rule, ...] = (
-    Rule(_call(exp.Length), "duckdb", ANY, LENGTH_OF_TEXT),
-    Rule(_call(exp.CountIf), "trino", "duckdb", e.COUNT_IF_ZERO),
-    Rule(_call(exp.CountIf), "duckdb", ANY, _COUNT_IF_NULL),
-    Rule(_call(exp.ArrayContains), "trino", "duckdb", e.ARRAY_CONTAINS_NULLS),
-    Rule(_call(exp.ArrayContains), "duckdb", "trino", _CONTAINS_NULL),
+    Rule(call(exp.Length), "duckdb", ANY, LENGTH_OF_TEXT),
+    Rule(call(exp.CountIf), "trino", "duckdb", e.COUNT_IF_ZERO),
+    Rule(call(exp.CountIf), "duckdb", ANY, _COUNT_IF_NULL),
+    Rule(call(exp.ArrayContains), "trino", "duckdb", e.ARRAY_CONTAINS_NULLS),
+    Rule(call(exp.ArrayContains), "duckdb", "trino", _CONTAINS_NULL),
     Rule(GROUP_BY_ALL, "duckdb", "trino", _GROUP_BY_ALL),
     Rule(exactly(exp.Div), "duckdb", "trino", ed.DECIMAL_IN_DOUBLES),
-    Rule(_call(exp.Avg), "duckdb", "trino", ed.DECIMAL_IN_DOUBLES),
+    Rule(call(exp.Avg), "duckdb", "trino", ed.DECIMAL_IN_DOUBLES),
 )
 """The rows of the rules table between DuckDB and Trino, and from DuckDB's overloaded functions."""
 

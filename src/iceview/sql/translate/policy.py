@@ -27,6 +27,7 @@ from typing import Final, TypeAlias
 
 from sqlglot import exp
 
+from iceview.sql.translate.allowlists import allowed_functions
 from iceview.sql.translate.model import DIALECTS, TranslationIssue, short
 
 ANY: Final = "*"
@@ -277,3 +278,14 @@ class RuleTable:
     def codes(self) -> frozenset[str]:
         """Every refusal code a rule of the table may give."""
         return frozenset(c for r in self.rules for c in r.codes())
+
+
+def on_allow_list(node: exp.Expr, ctx: Context) -> bool:
+    """Whether ``node``'s class is on the allow-list of ``ctx``'s direction."""
+    return type(node).__name__ in allowed_functions(ctx.target, ctx.source)
+
+
+def call(*classes: type[exp.Expr]) -> Construct:
+    """A call of exactly one of ``classes`` that is on the direction's allow-list."""
+    base = exactly(*classes)
+    return base.where(f"{base.name} (allowed)", on_allow_list)

@@ -17,7 +17,6 @@ from sqlglot import exp
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import edges_duckdb as ed
-from iceview.sql.translate.allowlists import ALLOWED
 from iceview.sql.translate.cross_rules import CROSS_RULES
 from iceview.sql.translate.model import TranslationIssue
 from iceview.sql.translate.policy import (
@@ -28,23 +27,15 @@ from iceview.sql.translate.policy import (
     Refuse,
     Rule,
     RuleTable,
+    call,
     construct,
     exactly,
+    on_allow_list,
     predicate,
 )
 from iceview.sql.translate.trino_rules import TRINO_RULES
 
 _T = exp.DataType.Type
-
-
-def _on_allow_list(node: exp.Expr, ctx: Context) -> bool:
-    return type(node).__name__ in ALLOWED.get(ctx.target, frozenset())
-
-
-def call(*classes: type[exp.Expr]) -> Construct:
-    """A call of exactly one of ``classes`` that is on the target's allow-list."""
-    base = exactly(*classes)
-    return base.where(f"{base.name} (allowed)", _on_allow_list)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -77,7 +68,7 @@ COMPARISON_OR_ARITHMETIC = construct(
     name="comparison or arithmetic",
 )
 FUNCTION_CALL = construct(exp.Func, name="function call outside the allow-list")
-ALLOWED_CALL = predicate("function call on the allow-list", exp.Func, _on_allow_list)
+ALLOWED_CALL = predicate("function call on the allow-list", exp.Func, on_allow_list)
 TRUNC = call(exp.DateTrunc, exp.TimestampTrunc)
 SPARK_TRUNC = call(exp.DateTrunc)  # Spark's trunc(date, fmt); date_trunc(fmt, ts) is TimestampTrunc
 DATE_FORMAT = call(exp.TimeToStr)
@@ -310,6 +301,8 @@ RULES = RuleTable(
         Rule(construct(exp.IntDiv), "duckdb", "spark", ed.INT_DIV_OPERANDS),
         Rule(call(exp.Upper, exp.Lower), "duckdb", "spark", e.UNICODE_CASE),
         Rule(CAST, "duckdb", "spark", c.cast_check(ansi=True) + e.TRY_CAST_TEXT),
+        Rule(call(exp.Ceil, exp.Floor), "duckdb", "spark", e.FLOAT_TO_BIGINT),
+        Rule(call(exp.Sign), "duckdb", "spark", e.NAN_SIGN),
         # rewrites of what sqlglot generates wrongly
         Rule(TRUNC_UNIT, ANY, ANY, c.NORMALISE_TRUNC_UNIT),
         Rule(BARE_DECIMAL, "spark", ANY, c.SPARK_DECIMAL),

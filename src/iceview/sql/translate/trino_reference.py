@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlglot import exp
-
 from iceview.sql.translate.allowlists import ALLOWED
-from iceview.sql.translate.policy import Context, Refuse, Rule, exactly
+from iceview.sql.translate.policy import Refuse, Rule, exactly, on_allow_list
 
 __all__ = [
     "DOCS",
@@ -252,15 +250,11 @@ def accepted_from_trino() -> frozenset[str]:
     return ALLOWED["spark"] | ALLOWED["duckdb"]
 
 
-def _on_allow_list(node: exp.Expr, ctx: Context) -> bool:
-    return type(node).__name__ in ALLOWED.get(ctx.target, frozenset())
-
-
 def _unreferenced(name: str, source: str, target: str) -> Rule:
     base = exactly(name)
     why = REFERENCES[name].fact if name in REFERENCES else "Trino's documentation was not checked for it"
     return Rule(
-        base.where(f"{name} (allowed)", _on_allow_list),
+        base.where(f"{name} (allowed)", on_allow_list),
         source,
         target,
         Refuse("trino-unreferenced", f"{{name}}(): no documented Trino semantics to prove it exact ({why})"),

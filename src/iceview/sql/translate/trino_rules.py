@@ -13,23 +13,14 @@ from sqlglot import exp
 
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
-from iceview.sql.translate.allowlists import ALLOWED
 from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, decimal_params, type_of
-from iceview.sql.translate.policy import Check, Construct, Context, Rewrite, Rule, construct, exactly
+from iceview.sql.translate.policy import Check, Construct, Context, Rewrite, Rule, call, construct
 from iceview.sql.translate.trino_reference import DOCS, TRINO_SOURCE_TARGETS, UNREFERENCED_RULES
 
 __all__ = ["TRINO_RULES", "TRINO_RULE_CODES"]
 
 _T = exp.DataType.Type
 _DOCS = f"{DOCS}/functions"
-
-
-def _call(*classes: type[exp.Expr]) -> Construct:
-    # a call of one of ``classes`` on the target's allow-list (as rules.call, without importing it)
-    base = exactly(*classes)
-    return base.where(
-        f"{base.name} (allowed)", lambda n, ctx: type(n).__name__ in ALLOWED.get(ctx.target, frozenset())
-    )
 
 
 def _kind(node: exp.Expr) -> exp.DType | None:
@@ -248,7 +239,7 @@ def _then(rewrite: Rewrite) -> Check:
 _COMPARISON = construct(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, name="comparison")
 _ARITHMETIC = construct(exp.Add, exp.Sub, name="integer or decimal arithmetic")
 _PRODUCT = construct(exp.Mul, name="multiplication")
-_DIV_BY_NON_ZERO = _call(exp.IntDiv).where(
+_DIV_BY_NON_ZERO = call(exp.IntDiv).where(
     "DIV by a non-zero divisor", lambda n, ctx: not c.divisor_may_be_zero(n, ctx)
 )
 
@@ -260,33 +251,33 @@ def _from_trino(what: Construct, policy: Check) -> tuple[Rule, ...]:
 
 TRINO_RULES: tuple[Rule, ...] = (
     # Spark -> Trino
-    Rule(_call(exp.Trim), "spark", "trino", TRIM_SPACES),
-    Rule(_call(exp.Replace), "spark", "trino", REPLACE_SEARCH),
-    Rule(_call(exp.Concat), "spark", "trino", CONCAT_TEXT),
+    Rule(call(exp.Trim), "spark", "trino", TRIM_SPACES),
+    Rule(call(exp.Replace), "spark", "trino", REPLACE_SEARCH),
+    Rule(call(exp.Concat), "spark", "trino", CONCAT_TEXT),
     Rule(construct(exp.DPipe), "spark", "trino", CONCAT_TEXT),
-    Rule(_call(exp.Sum), "spark", "trino", e.SUM_OVERFLOW + _then(WIDEN_SUM)),
-    Rule(_call(exp.Avg), "spark", "trino", DECIMAL_AVG),
-    Rule(_call(exp.Min, exp.Max), "spark", "trino", NAN_ORDERING),
+    Rule(call(exp.Sum), "spark", "trino", e.SUM_OVERFLOW + _then(WIDEN_SUM)),
+    Rule(call(exp.Avg), "spark", "trino", DECIMAL_AVG),
+    Rule(call(exp.Min, exp.Max), "spark", "trino", NAN_ORDERING),
     Rule(_COMPARISON, "spark", "trino", c.IMPLICIT_CONVERSION + NAN_COMPARISON),
-    Rule(_call(exp.Pow), "spark", "trino", JAVA_POW),
+    Rule(call(exp.Pow), "spark", "trino", JAVA_POW),
     Rule(_DIV_BY_NON_ZERO, "spark", "trino", e.DIV_OPERANDS + _then(INTEGER_DIV)),
-    Rule(_call(exp.TimeStrToTime), "spark", "trino", TEXT_TO_TIMESTAMP),
-    Rule(_call(exp.Round), "spark", "trino", c.ROUND_FLOATING + e.ROUND_INTEGER + ROUND_TIES),
+    Rule(call(exp.TimeStrToTime), "spark", "trino", TEXT_TO_TIMESTAMP),
+    Rule(call(exp.Round), "spark", "trino", c.ROUND_FLOATING + e.ROUND_INTEGER + ROUND_TIES),
     Rule(construct(exp.Div), "spark", "trino", e.DECIMAL_DIVISION + DECIMAL_QUOTIENT),
     # Trino -> Spark and Trino -> DuckDB
     # (per target, so that no rule of another direction's target outranks them)
-    *_from_trino(_call(exp.Trim), TRIM_WHITESPACE),
-    *_from_trino(_call(exp.Replace), REPLACE_SEARCH),
-    *_from_trino(_call(exp.Upper, exp.Lower), e.UNICODE_CASE),
-    *_from_trino(_call(exp.Avg), DECIMAL_AVG),
-    *_from_trino(_call(exp.Min, exp.Max), NAN_ORDERING),
+    *_from_trino(call(exp.Trim), TRIM_WHITESPACE),
+    *_from_trino(call(exp.Replace), REPLACE_SEARCH),
+    *_from_trino(call(exp.Upper, exp.Lower), e.UNICODE_CASE),
+    *_from_trino(call(exp.Avg), DECIMAL_AVG),
+    *_from_trino(call(exp.Min, exp.Max), NAN_ORDERING),
     *_from_trino(_COMPARISON, c.IMPLICIT_CONVERSION + NAN_COMPARISON),
     # Trino raises on integer overflow; legacy Spark would wrap and return rows
     Rule(_ARITHMETIC, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
     Rule(_PRODUCT, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
     Rule(construct(exp.Neg), "trino", "spark", e.INTEGER_OVERFLOW),
-    Rule(_call(exp.Abs), "trino", "spark", e.INTEGER_OVERFLOW),
-    Rule(_call(exp.Sum), "trino", "spark", e.SUM_OVERFLOW),
+    Rule(call(exp.Abs), "trino", "spark", e.INTEGER_OVERFLOW),
+    Rule(call(exp.Sum), "trino", "spark", e.SUM_OVERFLOW),
     Rule(construct(exp.Div), "trino", "spark", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
     Rule(construct(exp.Div), "trino", "duckdb", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
     # what Trino's documentation does not settle

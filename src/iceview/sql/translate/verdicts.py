@@ -6,7 +6,7 @@ The Trino directions are documented in their own section of that file."""
 
 from __future__ import annotations
 
-from iceview.sql.translate.allowlists import ALLOWED
+from iceview.sql.translate.allowlists import allowed_functions
 from iceview.sql.translate.policy import Check, Keep, Refuse, Rewrite, Rule
 from iceview.sql.translate.rules import RULES
 
@@ -52,12 +52,11 @@ def verdict_table() -> str:
     for name, rules in by_construct.items():
         cells = [_verdict(_most_specific(rules, s, t)) for s, t in DIRECTIONS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    targets = {t for _, t in DIRECTIONS}
-    allowed = sorted(set().union(*(ALLOWED.get(t, frozenset()) for t in targets)))
+    allowed = sorted(set().union(*(allowed_functions(t, s) for s, t in DIRECTIONS)))
     for cls in allowed:
         cells = [
-            "on the allow-list" if cls in ALLOWED.get(t, frozenset()) else "refused `function`"
-            for _, t in DIRECTIONS
+            "on the allow-list" if cls in allowed_functions(t, s) else "refused `function`"
+            for s, t in DIRECTIONS
         ]
         lines.append(f"| {cls}() | " + " | ".join(cells) + " |")
     lines += ["", END]
