@@ -48,20 +48,12 @@ from translate.corpus_sources import EDGE_EVENTS, SourceCase
 from translate.corpus_spark import READS_A_VIEW, SPARK_CASES
 from translate.corpus_trino import TRINO_CASES
 from translate.test_corpus import _fetch, _rows, _same
+from translate.test_directions_doc import DIRECTIONS, SOURCES
 from translate.test_edge import _NotAViewType, _spark_type_to_duckdb
 from translate.test_edge_duckdb import NotAViewType, spark_type_of
 
 pytestmark = [pytest.mark.java, pytest.mark.postgres]
 
-SOURCES: dict[str, list[SourceCase]] = {"spark": SPARK_CASES, "duckdb": DUCKDB_CASES, "trino": TRINO_CASES}
-DIRECTIONS = [
-    ("spark", "duckdb"),
-    ("spark", "trino"),
-    ("duckdb", "spark"),
-    ("duckdb", "trino"),
-    ("trino", "spark"),
-    ("trino", "duckdb"),
-]
 TABLES = {"customers": CUSTOMERS, "orders": ORDERS, "edge_events": EDGE_EVENTS}
 SCHEMAS = {(CATALOG, NAMESPACE, name): schema for name, schema in TABLES.items()}
 MODES = (False, True)  # spark.sql.ansi.enabled
