@@ -127,7 +127,7 @@ def test_show_json(shared: Demo) -> None:
     assert data["view"] == VIEW and data["catalog"] == CATALOG
     assert data["current-version-id"] == 3
     version = data["current-version"]
-    assert version["representations"] == [{"type": "sql", "dialect": "spark", "sql": SQL_3}]
+    assert version["representations"] == [{"type": "sql", "dialect": "spark", "sql": SQL_3, "derived": False}]
     assert version["summary"] == {"engine-name": "Spark", "engine-version": "3.5.2"}
     assert version["time"] == iso_utc(version["timestamp-ms"])
     assert version["default-namespace"] == ["default"] and version["default-catalog"] is None
