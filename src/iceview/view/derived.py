@@ -197,9 +197,13 @@ def derive_version(
     lookup = None
     if context.schemas is not None:
         schemas = context.schemas
+        # every dialect is translated from the same source: its relations are looked up once
+        found: dict[tuple[str, str], Mapping[tuple[str, ...], Schema]] = {}
 
         def lookup_version(sql: str, dialect: str) -> Mapping[tuple[str, ...], Schema]:
-            return schemas(sql, dialect, version)
+            if (sql, dialect) not in found:
+                found[sql, dialect] = schemas(sql, dialect, version)
+            return found[sql, dialect]
 
         lookup = lookup_version
     derived: list[SQLRepresentation] = []
