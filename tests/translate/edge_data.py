@@ -437,3 +437,40 @@ def duckdb_connection() -> Any:
     ]
     con.executemany(f"INSERT INTO {CATALOG}.{NAMESPACE}.{TABLE} VALUES ({marks})", rows)
     return con
+
+
+# --------------------------------------------------------------------------------------------------
+# one row inside a daylight-saving gap: for translations that might read the session time zone
+
+DST_ZONE = "America/Los_Angeles"
+GAP = dt.datetime(2024, 3, 10, 2, 30, 59, 999999)
+"""A local time that does not exist in :data:`DST_ZONE` (clocks went from 02:00 to 03:00)."""
+GAP_NAME = (CATALOG, NAMESPACE, "g")
+GAP_TABLE = Schema(
+    NestedField(1, "ts", TimestampType(), required=False),
+    NestedField(2, "n", IntegerType(), required=False),
+    NestedField(3, "x", DecimalType(10, 2), required=False),
+    NestedField(4, "a", ListType(5, IntegerType(), element_required=False), required=False),
+)
+"""``g``: one row, ``ts`` = :data:`GAP`, ``n`` NULL, ``x`` -0.50, ``a`` [1, NULL]."""
+
+
+def gap_duckdb(con: Any) -> None:
+    """Creates ``g`` in ``con``'s current schema."""
+    con.execute("CREATE TABLE g (ts TIMESTAMP, n INTEGER, x DECIMAL(10, 2), a INTEGER[])")
+    con.execute("INSERT INTO g VALUES (?, NULL, -0.50, [1, NULL])", [GAP])
+
+
+def gap_frame(spark: Any) -> Any:
+    """``g`` as a Spark DataFrame with the types Iceberg-Spark gives ``GAP_TABLE``."""
+    from pyspark.sql import types as T
+
+    schema = T.StructType(
+        [
+            T.StructField("ts", T.TimestampNTZType()),
+            T.StructField("n", T.IntegerType()),
+            T.StructField("x", T.DecimalType(10, 2)),
+            T.StructField("a", T.ArrayType(T.IntegerType())),
+        ]
+    )
+    return spark.createDataFrame([(GAP, None, Decimal("-0.50"), [1, None])], schema)

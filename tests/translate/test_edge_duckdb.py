@@ -24,7 +24,19 @@ from sqlglot import exp
 
 from iceview.errors import TranslationError
 from iceview.sql import UnsafeTranslationError, translate
-from translate.edge_data import CATALOG, EDGE, NAME, NAMESPACE, duckdb_connection, spark_frame
+from translate.edge_data import (
+    CATALOG,
+    DST_ZONE,
+    EDGE,
+    GAP_NAME,
+    GAP_TABLE,
+    NAME,
+    NAMESPACE,
+    duckdb_connection,
+    gap_duckdb,
+    gap_frame,
+    spark_frame,
+)
 from translate.edge_queries_duckdb import EVIDENCE_FROM_DUCKDB
 from translate.test_edge import REPORT_LINES, Outcome, Probe, _key, _norm, _same, probes
 
@@ -104,12 +116,12 @@ def duckdb_source(con: Any, sql: str) -> Source:
         return Source([], None, str(e).splitlines()[0][:200])
 
 
-def to_spark(sql: str, spark_ansi: bool | None) -> tuple[str | None, str]:
+def to_spark(sql: str, spark_ansi: bool | None, source: str = "duckdb") -> tuple[str | None, str]:
     """The probe's Spark translation, with the edge table named as the Spark session has it."""
     try:
         out = translate(
             sql,
-            "duckdb",
+            source,
             "spark",
             default_catalog=CATALOG,
             default_namespace=[NAMESPACE],
@@ -215,13 +227,15 @@ def run_in_spark(
     return results
 
 
-def compare(leg: Leg, by_mode: dict[str, dict[int, tuple[list[tuple[Any, ...]] | None, str]]]) -> Outcome:
+def compare(
+    leg: Leg, by_mode: dict[str, dict[int, tuple[list[tuple[Any, ...]] | None, str]]], source: str = "duckdb"
+) -> Outcome:
     probe = leg.probe
-    ordered = sqlglot.parse_one(probe.sql, read="duckdb").args.get("order") is not None
+    ordered = sqlglot.parse_one(probe.sql, read=source).args.get("order") is not None
     outcome = Outcome(probe.construct, probe.sql, "translated" if len(leg.modes) == 2 else "translated-ansi")
     for mode in leg.modes:
         if leg.source.rows is None:
-            outcome.modes[mode] = f"duckdb raises: {leg.source.error}"
+            outcome.modes[mode] = f"{source} raises: {leg.source.error}"
             continue
         rows, error = by_mode[mode][id(leg)]
         if rows is None:
@@ -236,7 +250,10 @@ def compare(leg: Leg, by_mode: dict[str, dict[int, tuple[list[tuple[Any, ...]] |
         if len(a) != len(b) or not all(_same(x, y) for x, y in zip(a, b, strict=False)):
             diff = next(((x, y) for x, y in zip(a, b, strict=False) if not _same(x, y)), (len(a), len(b)))
             return Outcome(
-                probe.construct, probe.sql, "wrong", f"ansi={mode}: {leg.spark_sql}\n  duckdb, spark: {diff}"
+                probe.construct,
+                probe.sql,
+                "wrong",
+                f"ansi={mode}: {leg.spark_sql}\n  {source}, spark: {diff}",
             )
         outcome.modes[mode] = "equal"
     return outcome
@@ -247,6 +264,7 @@ def test_edge_suite_from_duckdb(java_spark: Any) -> None:
     spark = java_spark.spark
     started = time.monotonic()
     con = duckdb_connection()
+    con.execute(f"SET TimeZone = '{DST_ZONE}'")
     con.execute(f"USE {CATALOG}.{NAMESPACE}")
     legs: list[Leg] = []
     results: list[Outcome] = []
@@ -264,6 +282,8 @@ def test_edge_suite_from_duckdb(java_spark: Any) -> None:
         else:
             legs.append(Leg(probe, out, source, modes))
     con.close()
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", DST_ZONE)
     frame = spark_frame(spark).cache()
     frame.count()
     frame.createOrReplaceTempView("t")
@@ -275,13 +295,14 @@ def test_edge_suite_from_duckdb(java_spark: Any) -> None:
             by_mode[mode] = run_in_spark(spark, [leg for leg in legs if leg.source.rows is not None], mode)
     finally:
         spark.conf.set("spark.sql.ansi.enabled", previous)
+        spark.conf.set("spark.sql.session.timeZone", zone)
         spark.catalog.dropTempView("t")
         frame.unpersist()
     results += [compare(leg, by_mode) for leg in legs]
     counts = Counter(r.status for r in results)
     refusals = Counter(code for r in results if r.status == "refused" for code in r.detail.split(","))
     summary = (
-        f"edge suite (duckdb -> spark, ANSI off and on): {len(results)} queries; "
+        f"edge suite (duckdb -> spark, ANSI off and on, {DST_ZONE}): {len(results)} queries; "
         f"{counts['translated']} translated, {counts['refused']} refused, {counts['wrong']} wrong, "
         f"{counts['translated-ansi']} more translated for ANSI Spark (spark_ansi=True), "
         f"{counts['not-a-view']} not a view type; {time.monotonic() - started:.1f} s\n"
@@ -293,3 +314,57 @@ def test_edge_suite_from_duckdb(java_spark: Any) -> None:
     assert not bad, summary + "\n" + "\n".join(bad)
     assert counts["translated"] > 50, summary
     assert time.monotonic() - started < 90, summary
+
+
+IN_THE_GAP = (
+    "date_trunc('hour', ts)",
+    "date_trunc('minute', ts)",
+    "date_trunc('second', ts)",
+    "date_trunc('day', ts)",
+    "date_trunc('week', ts)",
+    "date_trunc('month', ts)",
+    "date_trunc('quarter', ts)",
+    "hour(ts)",
+    "minute(ts)",
+    "extract(hour FROM ts)",
+    "day(ts)",
+)
+"""DuckDB expressions over ``g``'s time in the daylight-saving gap of :data:`DST_ZONE`."""
+
+
+@pytest.mark.java
+def test_times_in_a_daylight_saving_gap_translate_into_spark_unchanged(java_spark: Any) -> None:
+    # Spark's date_trunc goes through the session time zone: 02:30 in the gap would become 03:00
+    spark = java_spark.spark
+    con = duckdb_connection()
+    con.execute(f"SET TimeZone = '{DST_ZONE}'")
+    con.execute(f"USE {CATALOG}.{NAMESPACE}")
+    gap_duckdb(con)
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", DST_ZONE)
+    gap_frame(spark).createOrReplaceTempView("g")
+    failures = []
+    try:
+        for expression in IN_THE_GAP:
+            sql = f"SELECT {expression} AS c FROM g"
+            want = con.sql(sql).fetchall()[0][0]
+            out = translate(
+                sql,
+                "duckdb",
+                "spark",
+                default_catalog=CATALOG,
+                default_namespace=[NAMESPACE],
+                schemas={GAP_NAME: GAP_TABLE},
+            ).sql
+            tree = sqlglot.parse_one(out, read="spark")
+            for table in tree.find_all(exp.Table):
+                table.set("catalog", None)
+                table.set("db", None)
+            got = spark.sql(tree.sql(dialect="spark")).collect()[0][0]
+            if type(got) is not type(want) or got != want:
+                failures.append(f"{expression}: DuckDB {want!r}, Spark {got!r} ({out})")
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+        spark.catalog.dropTempView("g")
+        con.close()
+    assert not failures, "\n".join(failures)

@@ -221,9 +221,12 @@ def test_the_table_picks_per_direction() -> None:
     assert rule_for("SELECT trunc(d, 'MM')", exp.DateTrunc, "spark", "trino").construct == SPARK_TRUNC
     trunc = "SELECT date_trunc('month', d)"
     assert rule_for(trunc, exp.TimestampTrunc, "duckdb", "trino").construct == TRUNC
-    # on DuckDB -> Spark's own allow-list (allowlists.BY_DIRECTION), not on Trino -> Spark's
+    # on the allow-lists of DuckDB -> Spark and Trino -> Spark (allowlists.BY_DIRECTION), whose own
+    # rules truncate without the session time zone; not on Spark's own list
     assert rule_for(trunc, exp.TimestampTrunc, "duckdb", "spark").construct == TRUNC
-    assert rule_for(trunc, exp.TimestampTrunc, "trino", "spark").construct == FUNCTION_CALL  # not allowed
+    assert rule_for(trunc, exp.TimestampTrunc, "duckdb", "spark").source == "duckdb"
+    assert rule_for(trunc, exp.TimestampTrunc, "trino", "spark").source == "trino"
+    assert rule_for("SELECT ln(d)", exp.Ln, "trino", "spark").construct == FUNCTION_CALL
     # a subclass of Cast that is on no allow-list is refused as a function, not checked as a cast
     json_cast = exp.JSONCast(this=exp.column("a"), to=exp.DataType.build("INT"))
     rule = RULES.lookup(json_cast, ctx("duckdb", "trino"))

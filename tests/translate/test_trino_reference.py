@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from iceview.sql import UnsafeTranslationError, translate
 from iceview.sql.translate import RULES
-from iceview.sql.translate.allowlists import ALLOWED
+from iceview.sql.translate.allowlists import ALLOWED, allowed_functions
 from iceview.sql.translate.pipeline import PIPELINE_CODES
 from iceview.sql.translate.policy import Context, Refuse
 from iceview.sql.translate.trino_reference import (
@@ -40,7 +40,7 @@ def test_every_construct_accepted_into_trino_has_a_reference() -> None:
 
 @pytest.mark.parametrize("target", ["spark", "duckdb"])
 def test_every_construct_accepted_from_trino_has_a_reference_or_is_refused(target: str) -> None:
-    for name in sorted(ALLOWED[target]):
+    for name in sorted(allowed_functions(target, "trino")):
         rule = _rule_for(name, "trino", target)
         refused = rule is not None and isinstance(rule.policy, Refuse)  # type: ignore[attr-defined]
         if name in TRINO_SOURCE_UNREFERENCED:
@@ -56,7 +56,7 @@ def test_every_rule_that_lets_a_call_through_in_a_trino_direction_has_a_referenc
     for rule in RULES:
         if rule.applies_to(source, target) and not isinstance(rule.policy, Refuse):
             for name in rule.construct.exact_names:
-                if name in ALLOWED[target]:
+                if name in allowed_functions(target, source):
                     assert name in REFERENCES, f"{rule} lets {name} through without a Trino reference"
 
 
@@ -77,6 +77,19 @@ def test_references_name_trino_docs_and_real_codes() -> None:
                 continue
             assert verdict_code in codes, (name, verdict_code)
     assert accepted_from_trino() >= ALLOWED["spark"]
+
+
+@pytest.mark.parametrize("target", ["spark", "duckdb"])
+def test_trinos_greatest_is_null_when_an_argument_is(target: str) -> None:
+    out = translate(
+        "SELECT greatest(i, l) AS c FROM edge.db.t",
+        "trino",
+        target,
+        default_catalog=CATALOG,
+        default_namespace=[NAMESPACE],
+        schemas={NAME: EDGE},
+    ).sql
+    assert "IS NULL OR" in out and out.count("IS NULL") == 2, out  # the CASE, once
 
 
 # --------------------------------------------------------------------------------------------------
@@ -181,9 +194,17 @@ def test_documented_equal_semantics_are_kept(sql: str) -> None:
         ("SELECT avg(dec2) AS c FROM edge.db.t", "duckdb", "decimal-avg"),
         ("SELECT min(d) AS c FROM edge.db.t", "spark", "nan-ordering"),
         ("SELECT i + 1 AS c FROM edge.db.t", "spark", "integer-overflow"),
-        ("SELECT round(d) AS c FROM edge.db.t", "duckdb", "trino-unreferenced"),
+        ("SELECT round(d) AS c FROM edge.db.t", "duckdb", "function"),
         ("SELECT dec2 / 3 AS c FROM edge.db.t", "spark", "decimal-division"),
-        ("SELECT greatest(i, l) AS c FROM edge.db.t", "duckdb", "trino-unreferenced"),
+        ("SELECT greatest(d, 1.0) AS c FROM edge.db.t", "duckdb", "nan-semantics"),
+        ("SELECT greatest(i + 1, l) AS c FROM edge.db.t", "spark", "greatest-null"),
+        ("SELECT date_add('hour', 1, ts) AS c FROM edge.db.t", "spark", "date-add"),
+        ("SELECT date_add('day', 1, ts) AS c FROM edge.db.t", "duckdb", "date-add"),
+        ("SELECT date_diff('month', dt, dt) AS c FROM edge.db.t", "spark", "date-diff"),
+        ("SELECT strpos(s, 'a', 2) AS c FROM edge.db.t", "spark", "strpos-instance"),
+        ("SELECT hour(tstz) AS c FROM edge.db.t", "spark", "time-zone"),
+        ("SELECT date_trunc('day', tstz) AS c FROM edge.db.t", "duckdb", "time-zone"),
+        ("SELECT extract(DOW FROM dt) AS c FROM edge.db.t", "spark", "extract-field"),
     ],
 )
 def test_documented_differences_are_refused_from_trino(sql: str, target: str, code: str) -> None:

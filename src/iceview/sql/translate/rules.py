@@ -17,6 +17,7 @@ from sqlglot import exp
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import edges_duckdb as ed
+from iceview.sql.translate import into_spark as sp
 from iceview.sql.translate.cross_rules import CROSS_RULES
 from iceview.sql.translate.model import TranslationIssue
 from iceview.sql.translate.policy import (
@@ -69,7 +70,7 @@ COMPARISON_OR_ARITHMETIC = construct(
 )
 FUNCTION_CALL = construct(exp.Func, name="function call outside the allow-list")
 ALLOWED_CALL = predicate("function call on the allow-list", exp.Func, on_allow_list)
-TRUNC = call(exp.DateTrunc, exp.TimestampTrunc)
+TRUNC = sp.TRUNC
 SPARK_TRUNC = call(exp.DateTrunc)  # Spark's trunc(date, fmt); date_trunc(fmt, ts) is TimestampTrunc
 DATE_FORMAT = call(exp.TimeToStr)
 EXACT_DATE_FORMAT = DATE_FORMAT.where("date_format with an exactly mapped pattern", c.exact_date_format)
@@ -303,6 +304,10 @@ RULES = RuleTable(
         Rule(CAST, "duckdb", "spark", c.cast_check(ansi=True) + e.TRY_CAST_TEXT),
         Rule(call(exp.Ceil, exp.Floor), "duckdb", "spark", e.FLOAT_TO_BIGINT),
         Rule(call(exp.Sign), "duckdb", "spark", e.NAN_SIGN),
+        # found with Spark's session time zone set to one with daylight saving (into_spark.py)
+        Rule(TRUNC, "duckdb", "spark", c.trunc_unit_check(c.TRUNC_UNITS) + sp.TRUNC_WITHOUT_TIME_ZONE),
+        Rule(call(exp.Extract), "duckdb", "spark", e.EXTRACT_FIELD + sp.ZONE_FREE),
+        Rule(sp.DATE_PARTS, "duckdb", "spark", sp.ZONE_FREE),
         # rewrites of what sqlglot generates wrongly
         Rule(TRUNC_UNIT, ANY, ANY, c.NORMALISE_TRUNC_UNIT),
         Rule(BARE_DECIMAL, "spark", ANY, c.SPARK_DECIMAL),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from iceview.sql.translate.allowlists import ALLOWED
+from iceview.sql.translate.allowlists import ALLOWED, allowed_functions
 from iceview.sql.translate.policy import Refuse, Rule, exactly, on_allow_list
 
 __all__ = [
@@ -192,14 +192,49 @@ REFERENCES: Mapping[str, TrinoReference] = {
         _DT, "CAST(x AS DATE) of a date or timestamp", "checked: to_date of dates and timestamps"
     ),
     "TsOrDsAdd": _r(_DT, "date_add(unit, value, date) -> date for day units"),
-    "DateDiff": _r(_DT, "date_diff('day', date1, date2) -> bigint, date2 - date1 in days of DATE values"),
+    "DateAdd": _r(
+        _DT,
+        "date_add(unit, value, date) -> date; a month added to the 31st ends on the month's last day",
+        "checked: date-add (DATE values and day, week, month, quarter, year units); "
+        "rewritten into DuckDB to CAST(... AS DATE)",
+    ),
+    "DayOfWeekIso": _r(
+        _DT,
+        "day_of_week(x) -> bigint, the ISO day of the week, Monday 1 to Sunday 7",
+        "rewritten into Spark: weekday(x) + 1 (sqlglot's dayofweek formula numbers Sunday 2)",
+    ),
+    "LastDay": _r(_DT, "last_day_of_month(x) -> date, the last day of the month"),
+    "DateDiff": _r(
+        _DT,
+        "date_diff('day', date1, date2) -> bigint, date2 - date1 in days of DATE values",
+        "checked: date-diff (DATE values, day unit); rewritten into Spark's datediff(end, start)",
+    ),
     "DateTrunc": _r(_DT, "date_trunc(unit, x) -> [same as input]", "checked: trunc-unit"),
-    "TimestampTrunc": _r(_DT, "date_trunc(unit, x) -> [same as input]", "checked: trunc-unit"),
+    "TimestampTrunc": _r(
+        _DT,
+        "date_trunc(unit, x) -> [same as input]; 'week' starts on Monday",
+        "checked: trunc-unit, time-zone; rewritten to keep a DATE a DATE and to truncate without the session time zone",
+    ),
     "TimeToStr": _r(_DT, "date_format(timestamp, format): MySQL specifiers", "checked: date-format"),
     "TimeStrToTime": _r(
         _CONV,
         "CAST(varchar AS timestamp): the accepted text forms are not listed",
         "refused: trino-unreferenced",
+    ),
+    "Greatest": _r(
+        _CMP,
+        "greatest(value1, ..., valueN): NULL when any argument is NULL (Spark and DuckDB skip NULLs)",
+        "rewritten: CASE WHEN any argument IS NULL THEN NULL ELSE greatest(...) END; nan-semantics",
+    ),
+    "Least": _r(
+        _CMP,
+        "least(value1, ..., valueN): NULL when any argument is NULL (Spark and DuckDB skip NULLs)",
+        "rewritten: CASE WHEN any argument IS NULL THEN NULL ELSE least(...) END; nan-semantics",
+    ),
+    "Pad": _r(
+        _STR,
+        "lpad/rpad(string, size, padstring): truncated to size when longer; padstring must not be empty",
+        "checked: pad (a non-empty literal pad)",
     ),
     "Extract": _r(_DT, "extract(field FROM x) -> bigint", "checked: extract-field (no SECOND, DOW)"),
     # arrays and rows
@@ -235,7 +270,8 @@ TRINO_TARGET_UNREFERENCED = frozenset({"Struct"})
 other ``round`` checks)."""
 
 TRINO_SOURCE_UNREFERENCED = frozenset(
-    (ALLOWED["spark"] | ALLOWED["duckdb"]) - set(REFERENCES) | {"Round", "TimeStrToTime", "Struct", "Pow"}
+    (allowed_functions("spark", "trino") | allowed_functions("duckdb", "trino")) - set(REFERENCES)
+    | {"Round", "TimeStrToTime", "Struct", "Pow"}
 )
 """Classes accepted into Spark or DuckDB that have no Trino reference: refused from Trino."""
 
@@ -247,7 +283,7 @@ def accepted_into_trino() -> frozenset[str]:
 
 def accepted_from_trino() -> frozenset[str]:
     """The function classes a Trino -> Spark or Trino -> DuckDB translation may keep."""
-    return ALLOWED["spark"] | ALLOWED["duckdb"]
+    return allowed_functions("spark", "trino") | allowed_functions("duckdb", "trino")
 
 
 def _unreferenced(name: str, source: str, target: str) -> Rule:
@@ -267,7 +303,7 @@ UNREFERENCED_RULES: tuple[Rule, ...] = tuple(
         _unreferenced(n, "trino", target)
         for target in TRINO_SOURCE_TARGETS
         for n in sorted(TRINO_SOURCE_UNREFERENCED)
-        if n in ALLOWED[target]
+        if n in allowed_functions(target, "trino")
     ]
 )
 """Refusals of what has no reference, per direction (spliced into the rules table)."""

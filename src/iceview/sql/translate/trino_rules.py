@@ -13,8 +13,9 @@ from sqlglot import exp
 
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
+from iceview.sql.translate import into_spark as sp
 from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, decimal_params, type_of
-from iceview.sql.translate.policy import Check, Construct, Context, Rewrite, Rule, call, construct
+from iceview.sql.translate.policy import Check, Construct, Context, Rewrite, Rule, call, call_name, construct
 from iceview.sql.translate.trino_reference import DOCS, TRINO_SOURCE_TARGETS, UNREFERENCED_RULES
 
 __all__ = ["TRINO_RULES", "TRINO_RULE_CODES"]
@@ -224,6 +225,152 @@ TEXT_TO_TIMESTAMP = Check(
 )
 
 
+# --------------------------------------------------------------------------------------------------
+# dates and times
+
+
+_DAY_UNITS = {"DAY": 1, "WEEK": 7}
+_MONTH_UNITS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+_SMALL_INTEGERS = frozenset({_T.TINYINT, _T.SMALLINT, _T.INT})
+
+
+def _unit_name(node: exp.Expr) -> str:
+    unit = node.args.get("unit")
+    return unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else ""
+
+
+def _date_add(node: exp.Expr, ctx: Context) -> None:
+    unit, amount = _unit_name(node), node.expression
+    integral = (isinstance(amount, exp.Literal) and c.INT_LITERAL.match(amount.name)) or (
+        isinstance(amount, exp.Neg) and isinstance(amount.this, exp.Literal)
+    )
+    if unit not in _DAY_UNITS and unit not in _MONTH_UNITS:
+        ctx.add(
+            "date-add",
+            node,
+            f"date_add of {unit.lower() or 'an unknown unit'}: only day, week, month, quarter and year are translated",
+        )
+    elif _kind(node.this) != _T.DATE:
+        ctx.add(
+            "date-add",
+            node,
+            "date_add of a timestamp (or of an unknown type): Spark's date_add and add_months return a DATE",
+        )
+    elif not integral and _kind(amount) not in _SMALL_INTEGERS:
+        ctx.add(
+            "date-add", node, "date_add by an amount that is not an INTEGER: Spark's date_add takes an INT"
+        )
+
+
+DATE_ADD = Check("date_add of a DATE by days, weeks, months, quarters or years", (_date_add,), ("date-add",))
+
+
+def _as_date(node: exp.Expr) -> None:
+    # DuckDB's DATE + INTERVAL is a TIMESTAMP; Trino's date_add of a DATE is a DATE (the node
+    # moves into the cast, so rewrites scheduled inside it still apply)
+    cast = exp.Cast(to=exp.DataType.build("DATE"))
+    node.replace(cast)
+    cast.set("this", node)
+
+
+AS_DATE = Rewrite("CAST(... AS DATE)", _as_date)
+
+
+def _date_diff(node: exp.Expr, ctx: Context) -> None:
+    if _unit_name(node) != "DAY" or _kind(node.this) != _T.DATE or _kind(node.expression) != _T.DATE:
+        ctx.add(
+            "date-diff",
+            node,
+            "date_diff of another unit than day or of values that are not DATEs (or of unknown type): "
+            "the engines count months and times differently",
+        )
+
+
+DATE_DIFF = Check("date_diff in days of DATEs", (_date_diff,), ("date-diff",))
+
+
+def _datediff_end_start(node: exp.Expr) -> None:
+    # Spark's three-argument DATEDIFF(DAY, ...) is timestampdiff, which reads DATEs as timestamps in
+    # the session time zone (a day across a daylight-saving change is 23 hours); datediff(end,
+    # start) counts days
+    node.set("unit", None)
+
+
+DATEDIFF_OF_DATES = Rewrite("datediff(end, start)", _datediff_end_start)
+
+
+def _trunc_keeps_date(node: exp.Expr, ctx: Context) -> None:
+    kind = _kind(node.this)
+    if kind == _T.DATE:
+        ctx.rewrites.append((AS_DATE, node))
+    elif kind not in (_T.TIMESTAMP, _T.TIMESTAMPNTZ, _T.DATETIME):
+        what = "an operand of unknown type (pass the table schemas)" if kind is None else f"a {kind.value}"
+        ctx.add(
+            "time-zone",
+            node,
+            f"date_trunc of {what}: DuckDB truncates in its TimeZone setting, Trino in the value's zone",
+        )
+
+
+TRUNC_KEEPS_DATE = Check("date_trunc of a DATE stays a DATE", (_trunc_keeps_date,), ("time-zone",))
+
+
+# --------------------------------------------------------------------------------------------------
+# NULLs
+
+
+def _plain(node: exp.Expr) -> bool:
+    """A column, a literal or a cast of a literal (``DATE '...'``): an argument that can be repeated."""
+    if isinstance(node, exp.Cast):
+        node = node.this
+    return isinstance(node, (exp.Column, exp.Literal, exp.Null))
+
+
+def _null_if_any_null(node: exp.Expr, ctx: Context) -> None:
+    args = [node.this, *node.expressions]
+    if any(_kind(a) in FLOATS for a in args):
+        ctx.add(
+            "nan-semantics",
+            node,
+            f"{call_name(node)} of floating-point values: Trino's documentation gives no NaN ordering",
+        )
+    elif not all(_plain(a) for a in args):
+        ctx.add(
+            "greatest-null",
+            node,
+            f"{call_name(node)} of expressions: Trino's is NULL when any argument is, the rewrite is kept to columns and literals",
+        )
+    else:
+        ctx.rewrites.append((NULL_IF_ANY_NULL, node))
+
+
+def _case_null(node: exp.Expr) -> None:
+    args = [node.this, *node.expressions]
+    test = exp.or_(*(exp.Is(this=a.copy(), expression=exp.Null()) for a in args))
+    case = exp.Case(ifs=[exp.If(this=test, true=exp.Null())])
+    node.replace(case)
+    node.set("ignore_nulls", True)  # no NULL reaches it now (sqlglot would test again for DuckDB)
+    case.set("default", node)
+
+
+NULL_IF_ANY_NULL = Rewrite("CASE WHEN any argument IS NULL THEN NULL ELSE ... END", _case_null)
+GREATEST_NULLS = Check(
+    "greatest/least of non-floating columns and literals",
+    (_null_if_any_null,),
+    ("nan-semantics", "greatest-null"),
+)
+
+
+def _strpos_two_args(node: exp.Expr, ctx: Context) -> None:
+    if node.args.get("occurrence") is not None or node.args.get("position") is not None:
+        ctx.add(
+            "strpos-instance", node, "strpos with an instance: Spark's third argument is a start position"
+        )
+
+
+STRPOS_TWO_ARGS = Check("strpos(string, substring)", (_strpos_two_args,), ("strpos-instance",))
+
+
 def _then(rewrite: Rewrite) -> Check:
     """A check that only schedules ``rewrite`` (so a rule can check and rewrite)."""
 
@@ -280,6 +427,23 @@ TRINO_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Sum), "trino", "spark", e.SUM_OVERFLOW),
     Rule(construct(exp.Div), "trino", "spark", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
     Rule(construct(exp.Div), "trino", "duckdb", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
+    # found on the edge table (tests/translate/test_edge_trino.py) against Trino's documentation
+    *_from_trino(call(exp.Substring), e.POSITIVE_LENGTH),
+    *_from_trino(call(exp.Pad), e.PAD_TEXT),
+    *_from_trino(call(exp.Concat), CONCAT_TEXT),
+    *_from_trino(call(exp.StrPosition), STRPOS_TWO_ARGS),
+    *_from_trino(call(exp.Sign), e.NAN_SIGN),
+    *_from_trino(call(exp.Extract), e.EXTRACT_FIELD + sp.ZONE_FREE),
+    *_from_trino(sp.DATE_PARTS, sp.ZONE_FREE),
+    Rule(call(exp.Ceil, exp.Floor), "trino", "spark", e.FLOAT_TO_BIGINT),
+    *_from_trino(call(exp.Greatest, exp.Least), GREATEST_NULLS),
+    Rule(call(exp.DateAdd), "trino", "spark", DATE_ADD),
+    Rule(call(exp.DateAdd), "trino", "duckdb", DATE_ADD + _then(AS_DATE)),
+    Rule(call(exp.DateDiff), "trino", "spark", DATE_DIFF + _then(DATEDIFF_OF_DATES)),
+    Rule(call(exp.DateDiff), "trino", "duckdb", DATE_DIFF),
+    Rule(call(exp.DayOfWeekIso), "trino", "spark", sp.ZONE_FREE + _then(sp.DAY_OF_WEEK_ISO)),
+    Rule(sp.TRUNC, "trino", "spark", c.trunc_unit_check(c.TRUNC_UNITS) + sp.TRUNC_WITHOUT_TIME_ZONE),
+    Rule(sp.TRUNC, "trino", "duckdb", c.trunc_unit_check(c.TRUNC_UNITS) + TRUNC_KEEPS_DATE),
     # what Trino's documentation does not settle
     *UNREFERENCED_RULES,
 )
