@@ -272,8 +272,8 @@ DUCKDB_CASES: list[SourceCase] = [
     case(
         "last_day",
         "SELECT event_id, last_day(ev_date) AS eom FROM edge_events",
-        spark="function",
-        trino="function",
+        spark=EQUAL,
+        trino=EQUAL,
     ),
     case("ts_to_date", "SELECT event_id, ev_ts::DATE AS d FROM edge_events", spark=EQUAL, trino=EQUAL),
     case(

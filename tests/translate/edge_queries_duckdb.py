@@ -169,6 +169,7 @@ EVIDENCE_FROM_DUCKDB: dict[str, tuple[str, ...]] = {
         "e:extract(minute FROM ts)",
     ),
     "Quarter": ("e:quarter(dt)", "e:quarter(ts)"),
+    "LastDay": ("e:last_day(dt)", "e:last_day(ts)"),
     "Hour": ("e:hour(ts)",),
     "Minute": ("e:minute(ts)",),
     "Second": ("e:second(ts)",),

@@ -186,6 +186,58 @@ def test_documented_equal_semantics_are_kept(sql: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT left(s, 2) AS c FROM t", "SUBSTR(t.s, 1, 2)"),
+        ("SELECT right(s, 2) AS c FROM t", "SUBSTR(t.s, GREATEST(LENGTH(t.s) - 2 + 1, 1))"),
+        ("SELECT md5(s) AS c FROM t", "LOWER(TO_HEX(MD5(TO_UTF8(t.s))))"),
+        ("SELECT last_day(dt) AS c FROM t", "LAST_DAY_OF_MONTH(t.dt)"),
+        ("SELECT add_months(dt, -1) AS c FROM t", "DATE_ADD('month', -1, t.dt)"),
+        (
+            "SELECT dayofweek(dt) AS c FROM t",
+            "((DAY_OF_WEEK(CAST(CAST(t.dt AS TIMESTAMP) AS DATE)) % 7) + 1)",
+        ),
+        ("SELECT array_contains(arr, 'x') AS c FROM t", "CONTAINS(t.arr, 'x')"),
+        ("SELECT substring(s, 0, 2) AS c FROM t", "SUBSTR(t.s, 1, 2)"),
+    ],
+)
+def test_spark_functions_trino_spells_otherwise_are_rewritten(sql: str, expected: str) -> None:
+    out = translate(
+        sql, "spark", "trino", default_catalog=CATALOG, default_namespace=[NAMESPACE], schemas={NAME: EDGE}
+    ).sql
+    assert f"SELECT {expected} AS c FROM" in out, out
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("SELECT md5(i) AS c FROM t", "md5-input"),
+        ("SELECT add_months(ts, 1) AS c FROM t", "date-add"),
+        ("SELECT right(upper('ab'), 1) AS c FROM t", "substring-position"),
+        ("SELECT right(s, -1) AS c FROM t", "substring-position"),
+        ("SELECT dayofweek(s) AS c FROM t", "ansi-cast"),  # Spark reads the text as a date first
+    ],
+)
+def test_spark_functions_trino_spells_otherwise_are_refused_where_unproven(sql: str, code: str) -> None:
+    assert code in _codes(sql)
+
+
+def _trino_substr(s: str, start: int) -> str:
+    # Trino's substr(string, start): 1-based, negative from the end, '' past the end or at 0
+    n = len(s)
+    if start == 0 or abs(start) > n + (start > 0):
+        return ""
+    return s[start - 1 :] if start > 0 else s[n + start :]
+
+
+def test_the_right_rewrite_is_sparks_right_under_trinos_substr() -> None:
+    for s in ("", "a", "ab", "Straße"):
+        for n in range(0, 9):
+            spark_right = s[len(s) - n :] if 0 < n <= len(s) else (s if n > len(s) else "")
+            assert _trino_substr(s, max(len(s) - n + 1, 1)) == spark_right, (s, n)
+
+
+@pytest.mark.parametrize(
     ("sql", "target", "code"),
     [
         ("SELECT trim(s) AS c FROM edge.db.t", "spark", "trim-whitespace"),

@@ -108,7 +108,8 @@ ALLOWED: Mapping[str, frozenset[str]] = {
     "duckdb": _COMMON | {"Greatest", "Least", "MD5", "Pad"},
     # no Trino server here: only what sqlglot's Trino output was read for; Greatest/Least return
     # NULL on any NULL argument in Trino (Spark skips NULLs), MD5 needs varbinary there
-    "trino": _COMMON - {"Left", "Right", "Repeat", "AddMonths", "LastDay"},
+    # Left, Right, AddMonths, LastDay and MD5 are rewritten into Trino's spellings (trino_rules.py)
+    "trino": _COMMON - {"Repeat"} | {"MD5"},
     "spark": frozenset(
         {
             # executed from DuckDB against Spark 3.5.9 by tests/translate/test_edge_duckdb.py
@@ -167,6 +168,7 @@ FROM_DUCKDB_TO_SPARK = frozenset(
         "Hour",
         "Minute",
         "Second",
+        "LastDay",
         "Ceil",
         "Floor",
         "Round",
@@ -299,6 +301,7 @@ TRINO_FUNCTIONS = frozenset(
         "log2",
         "lower",
         "lpad",
+        "md5",
         "ltrim",
         "max",
         "max_by",
@@ -336,6 +339,7 @@ TRINO_FUNCTIONS = frozenset(
         "substring",
         "sum",
         "to_hex",
+        "to_utf8",
         "trim",
         "truncate",
         "try",

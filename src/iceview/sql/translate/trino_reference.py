@@ -168,6 +168,21 @@ REFERENCES: Mapping[str, TrinoReference] = {
         "substring(string, start, length): 1-based, a negative start counts from the end (as Spark)",
         "checked: substring-position (start 0, negative lengths)",
     ),
+    "Left": _r(
+        _STR,
+        "substr(string, start, length): 1-based; Trino has no left()",
+        "rewritten from Spark: left(s, n) is substr(s, 1, n) for a non-negative literal n (substring-position)",
+    ),
+    "Right": _r(
+        _STR,
+        "substr(string, start): a start past the end gives ''; Trino has no right()",
+        "rewritten from Spark: right(s, n) is substr(s, greatest(length(s) - n + 1, 1)) (substring-position)",
+    ),
+    "MD5": _r(
+        "functions/binary.html",
+        "md5(binary) -> varbinary; to_hex(binary) writes upper-case hex; to_utf8(string) -> varbinary",
+        "rewritten from Spark: md5(s) is lower(to_hex(md5(to_utf8(s)))) for strings (md5-input)",
+    ),
     "Concat": _r(
         _STR,
         "concat(string1, ..., stringN) -> varchar; NULL if any argument is NULL (as Spark's concat)",
@@ -202,6 +217,16 @@ REFERENCES: Mapping[str, TrinoReference] = {
         _DT,
         "day_of_week(x) -> bigint, the ISO day of the week, Monday 1 to Sunday 7",
         "rewritten into Spark: weekday(x) + 1 (sqlglot's dayofweek formula numbers Sunday 2)",
+    ),
+    "AddMonths": _r(
+        _DT,
+        "date_add('month', value, date) -> date (java.time's plusMonths: the 31st ends on the month's last day)",
+        "rewritten from Spark: add_months(d, n) of a DATE is date_add('month', n, d) (date-add)",
+    ),
+    "DayOfWeek": _r(
+        _DT,
+        "day_of_week(x) -> bigint, the ISO day of the week, Monday 1 to Sunday 7",
+        "rewritten from Spark: dayofweek(x) (Sunday 1) is day_of_week(x) % 7 + 1 (dayofweek)",
     ),
     "LastDay": _r(_DT, "last_day_of_month(x) -> date, the last day of the month"),
     "DateDiff": _r(

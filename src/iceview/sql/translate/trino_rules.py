@@ -15,7 +15,19 @@ from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import into_spark as sp
 from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, decimal_params, type_of
-from iceview.sql.translate.policy import Check, Construct, Context, Rewrite, Rule, call, call_name, construct
+from iceview.sql.translate.policy import (
+    ANY,
+    KEEP,
+    Check,
+    Construct,
+    Context,
+    Rewrite,
+    Rule,
+    call,
+    call_name,
+    construct,
+    exactly,
+)
 from iceview.sql.translate.trino_reference import DOCS, TRINO_SOURCE_TARGETS, UNREFERENCED_RULES
 
 __all__ = ["TRINO_RULES", "TRINO_RULE_CODES"]
@@ -371,6 +383,99 @@ def _strpos_two_args(node: exp.Expr, ctx: Context) -> None:
 STRPOS_TWO_ARGS = Check("strpos(string, substring)", (_strpos_two_args,), ("strpos-instance",))
 
 
+# --------------------------------------------------------------------------------------------------
+# Spark's functions that Trino spells otherwise
+
+
+def _right_from_start(node: exp.Expr) -> None:
+    # sqlglot writes SUBSTR(s, LENGTH(s) - (n - 1)), whose start is 0 (Trino: '') when n is the
+    # length plus one; Spark's right() of more than the length is the whole string
+    text, n = node.this, node.expression
+    start = exp.Add(
+        this=exp.Sub(this=exp.Length(this=text.copy()), expression=n.copy()), expression=exp.Literal.number(1)
+    )
+    node.replace(
+        exp.Substring(this=text, start=exp.Greatest(this=start, expressions=[exp.Literal.number(1)]))
+    )
+
+
+RIGHT_FROM_START = Rewrite("SUBSTR(s, GREATEST(LENGTH(s) - n + 1, 1))", _right_from_start)
+
+
+def _plain_text(node: exp.Expr, ctx: Context) -> None:
+    if not isinstance(node.this, (exp.Column, exp.Literal)):
+        ctx.add(
+            "substring-position",
+            node,
+            "right() of an expression: the rewrite repeats its operand, so it is kept to columns and literals",
+        )
+    else:
+        ctx.rewrites.append((RIGHT_FROM_START, node))
+
+
+RIGHT_OF_COLUMN = Check("right() of a column or literal", (_plain_text,), ("substring-position",))
+
+
+def _md5_of_text(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) not in TEXT and not (isinstance(node.this, exp.Literal) and node.this.is_string):
+        ctx.add(
+            "md5-input",
+            node,
+            "md5 of a value that is not (or not known to be) a string: Spark hashes its UTF-8 text, Trino's md5 takes varbinary",
+        )
+    else:
+        ctx.rewrites.append((MD5_OF_UTF8, node))
+
+
+def _md5_of_utf8(node: exp.Expr) -> None:
+    node.set("this", exp.Anonymous(this="TO_UTF8", expressions=[node.this]))
+
+
+MD5_OF_UTF8 = Rewrite("lower(to_hex(md5(to_utf8(s))))", _md5_of_utf8)
+MD5_OF_TEXT = Check("md5 of a string", (_md5_of_text,), ("md5-input",))
+
+
+def _add_months_of_date(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) != _T.DATE:
+        ctx.add(
+            "date-add",
+            node,
+            "add_months of a timestamp (or of an unknown type): Spark returns a DATE, Trino's date_add a timestamp",
+        )
+    else:
+        ctx.rewrites.append((ADD_MONTHS_AS_DATE_ADD, node))
+
+
+def _date_add_months(node: exp.Expr) -> None:
+    node.replace(
+        exp.Anonymous(this="DATE_ADD", expressions=[exp.Literal.string("month"), node.expression, node.this])
+    )
+
+
+ADD_MONTHS_AS_DATE_ADD = Rewrite("date_add('month', n, d)", _date_add_months)
+ADD_MONTHS_OF_DATE = Check("add_months of a DATE", (_add_months_of_date,), ("date-add",))
+
+
+def _spark_day_of_week(node: exp.Expr, ctx: Context) -> None:
+    # sqlglot writes (day_of_week(x) % 7) + 1: Trino's ISO Monday 1 .. Sunday 7 as Spark's Sunday 1
+    if _kind(node.this) not in (_T.DATE, _T.TIMESTAMPNTZ, _T.TIMESTAMP):
+        ctx.add(
+            "dayofweek",
+            node,
+            "dayofweek of anything but a date or timestamp (Spark casts text to a date first)",
+        )
+
+
+SPARK_DAY_OF_WEEK = Check("dayofweek of a date or timestamp", (_spark_day_of_week,), ("dayofweek",))
+
+
+def _start_one(node: exp.Expr) -> None:
+    node.set("start", exp.Literal.number(1))  # Spark's position 0 is its position 1
+
+
+START_ONE = Rewrite("substring from position 1", _start_one)
+
+
 def _then(rewrite: Rewrite) -> Check:
     """A check that only schedules ``rewrite`` (so a rule can check and rewrite)."""
 
@@ -386,6 +491,11 @@ def _then(rewrite: Rewrite) -> Check:
 _COMPARISON = construct(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, name="comparison")
 _ARITHMETIC = construct(exp.Add, exp.Sub, name="integer or decimal arithmetic")
 _PRODUCT = construct(exp.Mul, name="multiplication")
+SUBSTRING_FROM_ZERO = call(exp.Substring).where(
+    "substring from position 0",
+    c.start_may_be_non_positive,
+    lambda n, ctx: isinstance(n.args.get("start"), exp.Literal) and n.args["start"].name == "0",
+)
 _DIV_BY_NON_ZERO = call(exp.IntDiv).where(
     "DIV by a non-zero divisor", lambda n, ctx: not c.divisor_may_be_zero(n, ctx)
 )
@@ -411,6 +521,14 @@ TRINO_RULES: tuple[Rule, ...] = (
     Rule(call(exp.TimeStrToTime), "spark", "trino", TEXT_TO_TIMESTAMP),
     Rule(call(exp.Round), "spark", "trino", c.ROUND_FLOATING + e.ROUND_INTEGER + ROUND_TIES),
     Rule(construct(exp.Div), "spark", "trino", e.DECIMAL_DIVISION + DECIMAL_QUOTIENT),
+    Rule(call(exp.Right), "spark", "trino", e.POSITIVE_LENGTH + RIGHT_OF_COLUMN),
+    Rule(call(exp.MD5), "spark", "trino", MD5_OF_TEXT),
+    Rule(call(exp.AddMonths), "spark", "trino", ADD_MONTHS_OF_DATE),
+    Rule(exactly(exp.DayOfWeek), "spark", "trino", SPARK_DAY_OF_WEEK),
+    Rule(
+        call(exp.ArrayContains), "spark", "trino", KEEP
+    ),  # Trino's contains is Spark's: NULL when not found among NULLs
+    Rule(SUBSTRING_FROM_ZERO, "spark", ANY, e.POSITIVE_LENGTH + _then(START_ONE)),
     # Trino -> Spark and Trino -> DuckDB
     # (per target, so that no rule of another direction's target outranks them)
     *_from_trino(call(exp.Trim), TRIM_WHITESPACE),
