@@ -11,7 +11,7 @@ from cli_docs import DOC, DOCS_ROOT, blocks, docs_env, in_process_runner, normal
 from cli_support import build_demo
 
 from iceview.cli import ExitCode
-from iceview.cli.commands import COMMANDS
+from iceview.cli.commands import all_commands
 
 
 def test_every_example_prints_what_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -31,7 +31,7 @@ def test_every_example_prints_what_the_page_shows(tmp_path: Path, monkeypatch: p
 def test_every_command_has_a_section() -> None:
     text = DOC.read_text()
     headings = [line for line in text.splitlines() if line.startswith("## ")]
-    for command in COMMANDS:
+    for command in all_commands():
         assert command.name is not None
         assert any(command.name in heading for heading in headings), command.name
         assert f"$ iceview {command.name}" in text, f"no example of {command.name}"

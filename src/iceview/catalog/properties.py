@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from iceview.errors import CommitFailedError, InvalidArgumentError
-from iceview.sql.translate.trino_catalogs import TRINO_CATALOG_NAME, TRINO_CATALOG_NAMES
+from iceview.sql.translate.keys import TRINO_CATALOG_NAME, TRINO_CATALOG_NAMES
 
 __all__ = [
     "COMMIT_MAX_RETRY_WAIT_MS",

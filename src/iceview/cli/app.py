@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from iceview._version import __version__
-from iceview.cli.commands import COMMANDS
+from iceview.cli.commands import NAMES, load
 from iceview.cli.context import IceviewGroup, common_options
 
 __all__ = ["cli"]
@@ -19,8 +19,13 @@ conflict or name taken; 7 translation refused (each unsafe construct named).
 
 
 class _Group(IceviewGroup):
+    """Commands are imported when used (``iceview.cli.commands.load``)."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [c.name for c in COMMANDS if c.name]  # in COMMANDS order, not sorted
+        return list(NAMES)  # in the documented order, not sorted
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return load(cmd_name)
 
 
 @click.group(
@@ -42,7 +47,3 @@ def cli(ctx: click.Context) -> None:
     """
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
-
-
-for _command in COMMANDS:
-    cli.add_command(_command)

@@ -40,6 +40,7 @@ from iceview.spec import (
     ViewVersion,
 )
 from iceview.spec.builder import REPLACE_DROP_DIALECT_ALLOWED
+from iceview.sql.translate.keys import PROVENANCE_KEY, PROVENANCE_VERSION_KEY
 from iceview.view.dialects import source_representation, translate_representations
 
 __all__ = [
@@ -99,7 +100,7 @@ def derived_dialects(version: ViewVersion) -> frozenset[str]:
     marked = summary.get(DERIVED_KEY)
     if marked is not None:
         return frozenset(_split(marked))
-    source = summary.get("iceview.translated-from")
+    source = summary.get(PROVENANCE_KEY)
     if source is None:
         return frozenset()
     return frozenset(d.lower() for d in version.dialects if d.lower() != source.lower())
@@ -187,7 +188,7 @@ def derive_version(
         for k, v in version.summary.items()
         if k != DERIVED_KEY
         and not k.startswith(REFUSED_PREFIX)
-        and k not in ("iceview.translated-from", "iceview.translator-version")
+        and k not in (PROVENANCE_KEY, PROVENANCE_VERSION_KEY)
     }
     if not hand:
         return version

@@ -24,24 +24,56 @@ them; ``strict=False`` returns the SQL with the issues as warnings.
 Modules: :mod:`.model` (values), :mod:`.pipeline` (the entry points), :mod:`.policy` (rules and
 their lookup), :mod:`.rules` (the table), :mod:`.checks` (rules kept as functions),
 :mod:`.allowlists` (function lists per dialect), :mod:`.compare` (the output check).
+
+The names below are imported when first used: a caller that only needs a property key
+(:mod:`.keys`) does not load sqlglot.
 """
 
-from iceview.sql.translate.allowlists import TRINO_FUNCTIONS, allowed_functions
-from iceview.sql.translate.model import (
-    DIALECTS,
-    PROVENANCE_KEY,
-    PROVENANCE_VERSION_KEY,
-    SPARK_ANSI_KEY,
-    TableSchemas,
-    Translation,
-    TranslationIssue,
-    UnsafeTranslationError,
-    known_catalogs_of,
-    provenance_summary,
-    spark_ansi_mode,
-)
-from iceview.sql.translate.pipeline import translate, translation_hook
-from iceview.sql.translate.rules import RULES
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from iceview._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from iceview.sql.translate.allowlists import TRINO_FUNCTIONS, allowed_functions
+    from iceview.sql.translate.keys import PROVENANCE_KEY, PROVENANCE_VERSION_KEY, SPARK_ANSI_KEY
+    from iceview.sql.translate.model import (
+        DIALECTS,
+        TableSchemas,
+        Translation,
+        TranslationIssue,
+        UnsafeTranslationError,
+        known_catalogs_of,
+        provenance_summary,
+        spark_ansi_mode,
+    )
+    from iceview.sql.translate.pipeline import translate, translation_hook
+    from iceview.sql.translate.rules import RULES
+
+_WHERE: dict[str, str] = {
+    "TRINO_FUNCTIONS": "iceview.sql.translate.allowlists",
+    "allowed_functions": "iceview.sql.translate.allowlists",
+    "DIALECTS": "iceview.sql.translate.model",
+    "PROVENANCE_KEY": "iceview.sql.translate.keys",
+    "PROVENANCE_VERSION_KEY": "iceview.sql.translate.keys",
+    "SPARK_ANSI_KEY": "iceview.sql.translate.keys",
+    "TableSchemas": "iceview.sql.translate.model",
+    "Translation": "iceview.sql.translate.model",
+    "TranslationIssue": "iceview.sql.translate.model",
+    "UnsafeTranslationError": "iceview.sql.translate.model",
+    "known_catalogs_of": "iceview.sql.translate.model",
+    "provenance_summary": "iceview.sql.translate.model",
+    "spark_ansi_mode": "iceview.sql.translate.model",
+    "translate": "iceview.sql.translate.pipeline",
+    "translation_hook": "iceview.sql.translate.pipeline",
+    "RULES": "iceview.sql.translate.rules",
+}
+"""Each public name -> the module that defines it."""
+
+
+__getattr__ = lazy_names(__name__, _WHERE, globals())
+
 
 __all__ = [
     "DIALECTS",

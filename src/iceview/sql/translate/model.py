@@ -13,18 +13,11 @@ from sqlglot import exp
 
 from iceview._version import __version__
 from iceview.errors import InvalidArgumentError, TranslationError
+from iceview.sql.translate.keys import PROVENANCE_KEY, PROVENANCE_VERSION_KEY, SPARK_ANSI_KEY
 
 DIALECTS = ("spark", "trino", "duckdb")
 """The dialects :func:`translate` reads and writes."""
 
-PROVENANCE_KEY = "iceview.translated-from"
-"""Version-summary key: the dialect the added representations were translated from."""
-PROVENANCE_VERSION_KEY = "iceview.translator-version"
-"""Version-summary key: the iceview version that translated them."""
-
-SPARK_ANSI_KEY = "iceview.spark-ansi"
-"""View property (or version-summary key) that says which semantics the view's Spark SQL has:
-``true`` for ``spark.sql.ansi.enabled=true``, ``false`` for legacy (non-ANSI) Spark."""
 
 TableSchemas: TypeAlias = Mapping[tuple[str, ...], Schema]
 """Schemas of the relations a query reads (tables and views), by qualified name, catalog first."""

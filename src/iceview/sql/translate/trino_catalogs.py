@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from iceview.errors import InvalidArgumentError
+from iceview.sql.translate.keys import TRINO_CATALOG_NAME, TRINO_CATALOG_NAMES
 from iceview.sql.translate.model import TranslationIssue
 
 __all__ = [
@@ -27,12 +28,6 @@ __all__ = [
     "trino_catalog_names",
     "unknown_catalog_issues",
 ]
-
-TRINO_CATALOG_NAME = "iceview.trino.catalog-name"
-"""Catalog property: the name of this catalog in Trino (e.g. ``iceberg``)."""
-
-TRINO_CATALOG_NAMES = "iceview.trino.catalog-names"
-"""Catalog or view property: ``source=trino`` catalog-name pairs, comma-separated."""
 
 
 def parse_catalog_names(text: str, where: str) -> dict[str, str]:

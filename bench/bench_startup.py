@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Start-up of the ``iceview`` command against PyIceberg's ``pyiceberg`` command (not a test).
+
+Both list the namespace of one embedded SQLite catalog (a fresh one, with a few views and tables,
+configured for both through ``PYICEBERG_CATALOG__BENCH__*``), as whole processes through their
+installed scripts; the anchor, ``pyiceberg list``, runs in the same rounds, interleaved with
+iceview's commands in a new random order each round:
+
+* ``iceview --version``: goal under 0.1 s;
+* ``iceview -c bench list default`` and ``iceview -c bench show default.v0``: goal under 0.25 s;
+* ``pyiceberg --catalog bench list default``: the anchor.
+
+It prints the median and the spread of each command's wall time and its ratio to the anchor, with
+the load average before and after (the machine may be shared).
+
+    .venv/bin/python bench/bench_startup.py [--rounds 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def _catalog(root: Path) -> dict[str, str]:
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField, StringType
+
+    from iceview.catalog.sql import SqlCatalog
+
+    uri = f"sqlite:///{root}/catalog.db"
+    warehouse = f"file://{root}/warehouse"
+    catalog = SqlCatalog("bench", uri=uri, warehouse=warehouse)
+    catalog.create_namespace("default")
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=False), NestedField(2, "s", StringType(), required=False)
+    )
+    for k in range(5):
+        catalog.create_view(
+            f"default.v{k}",
+            schema=schema,
+            queries={"spark": f"SELECT id, s FROM t{k}"},
+            default_namespace="default",
+        )
+    catalog.close()
+    return {
+        "PYICEBERG_CATALOG__BENCH__TYPE": "sql",
+        "PYICEBERG_CATALOG__BENCH__URI": uri,
+        "PYICEBERG_CATALOG__BENCH__WAREHOUSE": warehouse,
+    }
+
+
+def _time(command: list[str], env: dict[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYICEBERG_")}
+        env = {**env, **_catalog(root), "HOME": str(root)}
+        commands = {
+            "iceview --version": [str(BIN / "iceview"), "--version"],
+            "iceview list": [str(BIN / "iceview"), "-c", "bench", "list", "default"],
+            "iceview show": [str(BIN / "iceview"), "-c", "bench", "show", "default.v0"],
+            "pyiceberg list (anchor)": [str(BIN / "pyiceberg"), "--catalog", "bench", "list", "default"],
+        }
+        print(f"load average before: {os.getloadavg()}")
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for command in commands.values():  # warm-up: page cache, .pyc files
+            _time(command, env, root)
+        for _ in range(args.rounds):
+            order = list(commands)
+            random.shuffle(order)
+            for name in order:
+                times[name].append(_time(commands[name], env, root))
+        anchor = statistics.median(times["pyiceberg list (anchor)"])
+        print(f"{'command':28} {'median s':>9} {'min s':>7} {'max s':>7} {'ratio':>7}")
+        for name, values in times.items():
+            median = statistics.median(values)
+            print(f"{name:28} {median:9.3f} {min(values):7.3f} {max(values):7.3f} {median / anchor:7.2f}")
+        print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
