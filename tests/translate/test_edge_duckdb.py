@@ -13,8 +13,10 @@ DuckDB raises (integer overflow on the edge data), the view has no rows to compa
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,12 +134,7 @@ def to_spark(sql: str, spark_ansi: bool | None, source: str = "duckdb") -> tuple
         return None, ",".join(e.codes)
     except TranslationError as e:
         return None, f"error: {e}"
-    tree = sqlglot.parse_one(out, read="spark")
-    for table in tree.find_all(exp.Table):
-        if table.catalog == CATALOG:
-            table.set("catalog", None)
-            table.set("db", None)
-    return tree.sql(dialect="spark"), ""
+    return spark_sql_of(out), ""
 
 
 @dataclass
@@ -259,50 +256,86 @@ def compare(
     return outcome
 
 
-@pytest.mark.java
-def test_edge_suite_from_duckdb(java_spark: Any) -> None:
-    spark = java_spark.spark
-    started = time.monotonic()
+@contextlib.contextmanager
+def spark_in_zone(spark: Any) -> Iterator[None]:
+    """Spark's session in :data:`DST_ZONE` (its time zone and ANSI mode restored afterwards)."""
+    zone, ansi = spark.conf.get("spark.sql.session.timeZone"), spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.session.timeZone", DST_ZONE)
+    try:
+        yield
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+        spark.conf.set("spark.sql.ansi.enabled", ansi)
+
+
+def duckdb_in_zone() -> Any:
+    """The edge table's DuckDB, in :data:`DST_ZONE`, with ``g`` (the time in the gap) beside ``t``."""
     con = duckdb_connection()
     con.execute(f"SET TimeZone = '{DST_ZONE}'")
     con.execute(f"USE {CATALOG}.{NAMESPACE}")
+    gap_duckdb(con)
+    return con
+
+
+def spark_sql_of(out: str) -> str:
+    """A Spark translation with the edge tables named as the Spark session has them (temp views)."""
+    tree = sqlglot.parse_one(out, read="spark")
+    for table in tree.find_all(exp.Table):
+        if table.catalog == CATALOG:
+            table.set("catalog", None)
+            table.set("db", None)
+    return tree.sql(dialect="spark")
+
+
+def edge_suite(
+    spark: Any,
+    evidence: dict[str, tuple[str, ...]],
+    source: str,
+    duckdb_sql: Callable[[str], tuple[str | None, str]] = lambda sql: (sql, ""),
+) -> tuple[list[Outcome], str]:
+    """Every probe of ``evidence`` (``source`` SQL) run in DuckDB (``duckdb_sql`` gives the DuckDB
+    SQL, or None and the codes when it is refused) and its Spark translation in Spark with ANSI off
+    and on, both in :data:`DST_ZONE`; the outcomes and a summary (asserting that none is wrong)."""
+    started = time.monotonic()
+    con = duckdb_in_zone()
     legs: list[Leg] = []
     results: list[Outcome] = []
-    for probe in probes(EVIDENCE_FROM_DUCKDB):
-        source = duckdb_source(con, probe.sql)
-        out, codes = to_spark(probe.sql, None)
+    for probe in probes(evidence):
+        duck_sql, codes = duckdb_sql(probe.sql)
+        out, spark_codes = to_spark(probe.sql, None, source)
         modes: tuple[str, ...] = ("false", "true")
-        if out is None and codes != "does-not-bind":
-            out, _ = to_spark(probe.sql, True)
+        if out is None and spark_codes != "does-not-bind":
+            out, _ = to_spark(probe.sql, True, source)
             modes = ("true",)
-        if out is None:
-            results.append(Outcome(probe.construct, probe.sql, "refused", codes))
-        elif source.error.startswith("not a view"):
-            results.append(Outcome(probe.construct, probe.sql, "not-a-view", source.error))
+        if duck_sql is None or out is None:
+            results.append(Outcome(probe.construct, probe.sql, "refused", codes or spark_codes))
+            continue
+        rows = duckdb_source(con, duck_sql)
+        if rows.error.startswith("not a view"):
+            results.append(Outcome(probe.construct, probe.sql, "not-a-view", rows.error))
         else:
-            legs.append(Leg(probe, out, source, modes))
+            legs.append(Leg(probe, out, rows, modes))
     con.close()
-    zone = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", DST_ZONE)
-    frame = spark_frame(spark).cache()
-    frame.count()
-    frame.createOrReplaceTempView("t")
-    previous = spark.conf.get("spark.sql.ansi.enabled")
-    try:
-        by_mode = {}
-        for mode in ("false", "true"):
-            spark.conf.set("spark.sql.ansi.enabled", mode)
-            by_mode[mode] = run_in_spark(spark, [leg for leg in legs if leg.source.rows is not None], mode)
-    finally:
-        spark.conf.set("spark.sql.ansi.enabled", previous)
-        spark.conf.set("spark.sql.session.timeZone", zone)
-        spark.catalog.dropTempView("t")
-        frame.unpersist()
-    results += [compare(leg, by_mode) for leg in legs]
+    with spark_in_zone(spark):
+        frame = spark_frame(spark).cache()
+        frame.count()
+        frame.createOrReplaceTempView("t")
+        try:
+            by_mode = {}
+            for mode in ("false", "true"):
+                spark.conf.set("spark.sql.ansi.enabled", mode)
+                by_mode[mode] = run_in_spark(
+                    spark, [leg for leg in legs if leg.source.rows is not None], mode
+                )
+        finally:
+            spark.catalog.dropTempView("t")
+            frame.unpersist()
+    results += [compare(leg, by_mode, source) for leg in legs]
     counts = Counter(r.status for r in results)
     refusals = Counter(code for r in results if r.status == "refused" for code in r.detail.split(","))
+    into = "spark" if source == "duckdb" else "spark and duckdb"
     summary = (
-        f"edge suite (duckdb -> spark, ANSI off and on, {DST_ZONE}): {len(results)} queries; "
+        f"edge suite ({source} -> {into}, ANSI off and on, {DST_ZONE}): {len(results)} queries; "
         f"{counts['translated']} translated, {counts['refused']} refused, {counts['wrong']} wrong, "
         f"{counts['translated-ansi']} more translated for ANSI Spark (spark_ansi=True), "
         f"{counts['not-a-view']} not a view type; {time.monotonic() - started:.1f} s\n"
@@ -312,7 +345,14 @@ def test_edge_suite_from_duckdb(java_spark: Any) -> None:
     REPORT_LINES.append(summary)
     bad = [f"[{r.status}] {r.construct}: {r.sql}\n  {r.detail}" for r in results if r.status == "wrong"]
     assert not bad, summary + "\n" + "\n".join(bad)
-    assert counts["translated"] > 50, summary
+    return results, summary
+
+
+@pytest.mark.java
+def test_edge_suite_from_duckdb(java_spark: Any) -> None:
+    started = time.monotonic()
+    results, summary = edge_suite(java_spark.spark, EVIDENCE_FROM_DUCKDB, "duckdb")
+    assert sum(1 for r in results if r.status == "translated") > 50, summary
     assert time.monotonic() - started < 90, summary
 
 
@@ -336,35 +376,26 @@ IN_THE_GAP = (
 def test_times_in_a_daylight_saving_gap_translate_into_spark_unchanged(java_spark: Any) -> None:
     # Spark's date_trunc goes through the session time zone: 02:30 in the gap would become 03:00
     spark = java_spark.spark
-    con = duckdb_connection()
-    con.execute(f"SET TimeZone = '{DST_ZONE}'")
-    con.execute(f"USE {CATALOG}.{NAMESPACE}")
-    gap_duckdb(con)
-    zone = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", DST_ZONE)
-    gap_frame(spark).createOrReplaceTempView("g")
+    con = duckdb_in_zone()
     failures = []
-    try:
-        for expression in IN_THE_GAP:
-            sql = f"SELECT {expression} AS c FROM g"
-            want = con.sql(sql).fetchall()[0][0]
-            out = translate(
-                sql,
-                "duckdb",
-                "spark",
-                default_catalog=CATALOG,
-                default_namespace=[NAMESPACE],
-                schemas={GAP_NAME: GAP_TABLE},
-            ).sql
-            tree = sqlglot.parse_one(out, read="spark")
-            for table in tree.find_all(exp.Table):
-                table.set("catalog", None)
-                table.set("db", None)
-            got = spark.sql(tree.sql(dialect="spark")).collect()[0][0]
-            if type(got) is not type(want) or got != want:
-                failures.append(f"{expression}: DuckDB {want!r}, Spark {got!r} ({out})")
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", zone)
-        spark.catalog.dropTempView("g")
-        con.close()
+    with spark_in_zone(spark):
+        gap_frame(spark).createOrReplaceTempView("g")
+        try:
+            for expression in IN_THE_GAP:
+                sql = f"SELECT {expression} AS c FROM g"
+                want = con.sql(sql).fetchall()[0][0]
+                out = translate(
+                    sql,
+                    "duckdb",
+                    "spark",
+                    default_catalog=CATALOG,
+                    default_namespace=[NAMESPACE],
+                    schemas={GAP_NAME: GAP_TABLE},
+                ).sql
+                got = spark.sql(spark_sql_of(out)).collect()[0][0]
+                if type(got) is not type(want) or got != want:
+                    failures.append(f"{expression}: DuckDB {want!r}, Spark {got!r} ({out})")
+        finally:
+            spark.catalog.dropTempView("g")
+            con.close()
     assert not failures, "\n".join(failures)
