@@ -61,6 +61,20 @@ def type_of(node: exp.Expr) -> exp.DataType | None:
     return t
 
 
+def kind_of(node: exp.Expr) -> exp.DType | None:
+    """The type of ``node``'s value (``DataType.Type``), or None when it is not known."""
+    t = type_of(node)
+    return t.this if t is not None else None
+
+
+def cast_in_place(node: exp.Expr, to: exp.DataType) -> None:
+    """Put ``node`` inside ``CAST(node AS to)``: the node moves rather than being copied, so rewrites
+    scheduled inside it still apply."""
+    cast = exp.Cast(to=to)
+    node.replace(cast)
+    cast.set("this", node)
+
+
 def decimal_params(t: exp.DataType) -> tuple[int, int] | None:
     """A decimal type's precision and scale (Spark's ``DECIMAL`` is ``(10, 0)``), or None."""
     params = [p.this for p in t.expressions if isinstance(p, exp.DataTypeParam)]

@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import edges_duckdb as ed
-from iceview.sql.translate.checks import TEXT
+from iceview.sql.translate.checks import TEXT, kind_of
 from iceview.sql.translate.policy import ANY, Check, Context, Refuse, Rule, call, exactly, predicate
 
 __all__ = ["CROSS_RULES", "CROSS_RULE_CODES"]
@@ -31,7 +31,7 @@ __all__ = ["CROSS_RULES", "CROSS_RULE_CODES"]
 
 def _length_of_text(node: exp.Expr, ctx: Context) -> None:
     arg = node.this
-    if (isinstance(arg, exp.Literal) and arg.is_string) or (kind := e._kind(arg)) in TEXT:
+    if (isinstance(arg, exp.Literal) and arg.is_string) or (kind := kind_of(arg)) in TEXT:
         return
     what = "an operand of unknown type (pass the table schemas)" if kind is None else f"a {kind.value}"
     ctx.add(

@@ -15,6 +15,7 @@ import sqlglot
 from sqlglot import exp
 
 from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, decimal_params, type_of
+from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import Check, Context, Rewrite
 
 _T = exp.DataType.Type
@@ -23,11 +24,6 @@ _INT_PRECISION = {_T.TINYINT: 3, _T.SMALLINT: 5, _T.INT: 10, _T.BIGINT: 20}
 DOUBLE_DIGITS = 15
 """Decimal digits a double carries exactly: DuckDB computes decimal division and ``avg`` in
 doubles, so a Spark result with more digits than this is refused."""
-
-
-def _kind(node: exp.Expr) -> exp.DType | None:
-    t = type_of(node)
-    return t.this if t is not None else None
 
 
 def _decimal(node: exp.Expr) -> tuple[int, int] | None:

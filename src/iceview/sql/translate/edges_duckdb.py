@@ -14,7 +14,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from iceview.sql.translate.checks import INTEGERS
-from iceview.sql.translate.edges import _decimal, _kind
+from iceview.sql.translate.checks import kind_of as _kind
+from iceview.sql.translate.edges import _decimal
 from iceview.sql.translate.policy import Check, Context, Rewrite
 
 _T = exp.DataType.Type

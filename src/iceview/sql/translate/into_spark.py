@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from iceview.sql.translate.checks import TRUNC_UNITS, type_of
+from iceview.sql.translate.checks import TRUNC_UNITS, cast_in_place
+from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import Check, Context, Rewrite, call
 
 __all__ = ["DATE_PARTS", "DAY_OF_WEEK_ISO", "TRUNC", "TRUNC_WITHOUT_TIME_ZONE", "ZONE_FREE"]
@@ -43,11 +44,6 @@ def _unit(node: exp.Expr) -> str | None:
     if isinstance(unit, (exp.Literal, exp.Var)):
         return TRUNC_UNITS.get(unit.name.upper())
     return None
-
-
-def _kind(node: exp.Expr) -> exp.DType | None:
-    t = type_of(node)
-    return t.this if t is not None else None
 
 
 def _truncatable(node: exp.Expr, ctx: Context) -> None:
@@ -108,9 +104,7 @@ def _truncate(node: exp.Expr) -> None:
 
 
 def _truncate_to_timestamp(node: exp.Expr) -> None:
-    cast = exp.Cast(to=exp.DataType.build("TIMESTAMP_NTZ", dialect="spark"))
-    node.replace(cast)
-    cast.set("this", node)
+    cast_in_place(node, exp.DataType.build("TIMESTAMP_NTZ", dialect="spark"))
     _truncate(node)
 
 

@@ -14,7 +14,8 @@ from sqlglot import exp
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import into_spark as sp
-from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, decimal_params, type_of
+from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, cast_in_place, decimal_params, type_of
+from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import (
     ANY,
     KEEP,
@@ -34,11 +35,6 @@ __all__ = ["TRINO_RULES", "TRINO_RULE_CODES"]
 
 _T = exp.DataType.Type
 _DOCS = f"{DOCS}/functions"
-
-
-def _kind(node: exp.Expr) -> exp.DType | None:
-    t = type_of(node)
-    return t.this if t is not None else None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -278,11 +274,8 @@ DATE_ADD = Check("date_add of a DATE by days, weeks, months, quarters or years",
 
 
 def _as_date(node: exp.Expr) -> None:
-    # DuckDB's DATE + INTERVAL is a TIMESTAMP; Trino's date_add of a DATE is a DATE (the node
-    # moves into the cast, so rewrites scheduled inside it still apply)
-    cast = exp.Cast(to=exp.DataType.build("DATE"))
-    node.replace(cast)
-    cast.set("this", node)
+    # DuckDB's DATE + INTERVAL is a TIMESTAMP; Trino's date_add of a DATE is a DATE
+    cast_in_place(node, exp.DataType.build("DATE"))
 
 
 AS_DATE = Rewrite("CAST(... AS DATE)", _as_date)
