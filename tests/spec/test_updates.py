@@ -541,6 +541,17 @@ def test_assert_view_uuid_passes_case_insensitively() -> None:
     AssertViewUUID(UUID.upper()).validate(base)
 
 
+def test_assert_view_uuid_takes_a_uuid_object() -> None:
+    # View.uuid is a uuid.UUID: passing it straight on must work, and mean its text
+    import uuid as uuid_module
+
+    requirement = AssertViewUUID(uuid_module.UUID(UUID))  # type: ignore[arg-type]
+    assert requirement.uuid == UUID and requirement.to_dict() == {"type": "assert-view-uuid", "uuid": UUID}
+    assert dict(apply(base_view(), [SetProperties({"a": "b"})], [requirement]).properties) == {"a": "b"}
+    with pytest.raises(InvalidArgumentError, match="Invalid view UUID for assert-view-uuid: 42"):
+        AssertViewUUID(42)  # type: ignore[arg-type]
+
+
 def test_assert_view_uuid_failure() -> None:
     base = base_view()
     message = f"Requirement failed: view UUID does not match: expected {UUID} != {OTHER_UUID}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
+from uuid import UUID
 
 from pyiceberg.schema import Schema
 
@@ -165,6 +166,16 @@ class AssertViewUUID:
 
     uuid: str
     type: ClassVar[str] = "assert-view-uuid"
+
+    def __post_init__(self) -> None:
+        # View.uuid is a uuid.UUID: take it as its text, the form the metadata and REST carry
+        value: object = self.uuid
+        if isinstance(value, UUID):
+            object.__setattr__(self, "uuid", str(value))
+        elif not isinstance(value, str):
+            raise InvalidArgumentError(
+                f"Invalid view UUID for assert-view-uuid: {value!r} (a str or uuid.UUID)"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "uuid": self.uuid}
