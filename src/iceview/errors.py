@@ -122,6 +122,11 @@ class CatalogError(IceviewError):
     """The catalog's database failed (Java ``UncheckedSQLException``)."""
 
 
+class NoSuchCatalogError(CatalogError, LookupError):
+    """A catalog name that is configured nowhere (no ``.pyiceberg.yaml`` entry, no
+    ``PYICEBERG_CATALOG__<NAME>__*`` variable, no properties given), other than the default name."""
+
+
 class RESTError(CatalogError):
     """A REST catalog answered with an error no more specific class fits, or with a response that
     cannot be read. ``code`` is the HTTP status (None when no response came) and ``error_type`` the

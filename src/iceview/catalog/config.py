@@ -17,7 +17,10 @@ scheme (``sqlite``, ``postgresql``, ``jdbc:sqlite``, ``jdbc:postgresql`` mean ``
 iceview uses an embedded SQLite catalog: the file ``catalog.db`` in the warehouse folder, which is
 ``warehouse`` if it is a local path or ``file:`` URI, else ``./warehouse``. So with nothing
 configured at all, ``load_catalog()`` gives catalog ``default`` in ``./warehouse/catalog.db`` with
-views under ``./warehouse``.
+views under ``./warehouse``. That fallback is for the default catalog only (``default-catalog``,
+else ``default``): another name that is configured nowhere raises
+:class:`~iceview.errors.NoSuchCatalogError`, naming the configured catalogs and where ``name`` would
+be configured.
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from iceview.catalog.interface import Catalog
-from iceview.errors import InvalidArgumentError, UnsupportedOperationError
+from iceview.errors import CatalogError, InvalidArgumentError, NoSuchCatalogError, UnsupportedOperationError
 
 __all__ = [
     "DEFAULT_WAREHOUSE",
+    "ConfigSources",
     "ResolvedCatalog",
+    "config_sources",
     "load_catalog",
     "load_catalog_properties",
     "resolve_catalog",
@@ -60,6 +65,54 @@ def _flatten(conf: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
         elif value is not None:
             out[full] = str(value)
     return out
+
+
+_YAML = ".pyiceberg.yaml"
+
+
+@dataclass(frozen=True)
+class ConfigSources:
+    """Where PyIceberg looks for its configuration, and what it found."""
+
+    searched: tuple[str, ...]  # the .pyiceberg.yaml paths, in search order
+    file: str | None  # the one it reads (the first that exists)
+    default_name: str  # `default-catalog`, else "default"
+    names: tuple[str, ...]  # catalogs configured in the file or the environment
+
+    def describe(self, name: str | None = None) -> str:
+        """Where the configuration of catalog ``name`` is looked for, in words."""
+        env = f"PYICEBERG_CATALOG__{(name or '<NAME>').upper()}__* environment variables"
+        if self.file:
+            return f"{self.file} or {env}"
+        return f"{env} (no .pyiceberg.yaml: looked for {', '.join(self.searched)})"
+
+    def not_configured(self, name: str) -> NoSuchCatalogError:
+        """The error for catalog ``name``, configured nowhere."""
+        known = ", ".join(self.names) if self.names else "none"
+        return NoSuchCatalogError(
+            f"catalog {name!r} is not configured in {self.describe(name)} (configured catalogs: {known})"
+        )
+
+
+def config_sources() -> ConfigSources:
+    """The configuration files PyIceberg searches ($PYICEBERG_HOME, ~, the working directory), the
+    one it reads, and the catalogs configured there or in the environment."""
+    from pyiceberg.utils.config import Config
+
+    try:
+        config = Config()
+        names = tuple(sorted(config.get_known_catalogs()))
+        default_name = config.get_default_catalog_name()
+    except Exception as e:  # strictyaml errors, and PyIceberg's ValueErrors
+        raise CatalogError(f"cannot read the PyIceberg configuration: {e}") from e
+    searched: list[str] = []
+    for directory in (os.environ.get("PYICEBERG_HOME"), os.path.expanduser("~"), os.getcwd()):
+        if directory:
+            path = os.path.join(directory, _YAML)
+            if path not in searched:
+                searched.append(path)
+    found = next((p for p in searched if os.path.isfile(p)), None)
+    return ConfigSources(tuple(searched), found, default_name, names)
 
 
 def load_catalog_properties(name: str | None = None, **properties: str) -> tuple[str, dict[str, str]]:
@@ -130,7 +183,12 @@ class ResolvedCatalog:
 def resolve_catalog(name: str | None = None, **properties: str) -> ResolvedCatalog:
     """The configuration :func:`load_catalog` opens, without opening it: where the name, type and
     properties come from is the same for the API and the command line."""
+    asked = name
     name, props = load_catalog_properties(name, **properties)
+    if asked is not None and not props:  # configured nowhere, and no properties given
+        sources = config_sources()
+        if asked.lower() != sources.default_name.lower() and asked.lower() not in sources.names:
+            raise sources.not_configured(asked)
     kind = _catalog_type(props)
     if kind in ("sql", "jdbc"):
         if not props.get("uri"):

@@ -23,13 +23,11 @@ from urllib.parse import unquote, urlparse
 from iceview.cli.errors import CatalogUnavailable, one_line, translate
 
 if TYPE_CHECKING:
-    from pyiceberg.utils.config import Config
-
     from iceview.catalog import Catalog
+    from iceview.catalog.config import ConfigSources
 
 __all__ = [
     "CatalogConfig",
-    "ConfigSources",
     "catalog_config",
     "config_sources",
     "configured_catalogs",
@@ -38,25 +36,7 @@ __all__ = [
     "sqlite_file",
 ]
 
-_YAML = ".pyiceberg.yaml"
 _INIT_TABLES_KEYS = ("jdbc.init-catalog-tables", "init_catalog_tables")
-
-
-@dataclass(frozen=True)
-class ConfigSources:
-    """Where PyIceberg looks for its configuration, and what it found."""
-
-    searched: tuple[str, ...]  # the .pyiceberg.yaml paths, in search order
-    file: str | None  # the one it reads (the first that exists)
-    default_name: str  # `default-catalog`, else "default"
-    names: tuple[str, ...]  # catalogs configured in the file or the environment
-
-    def describe(self, name: str | None = None) -> str:
-        """Where the configuration of catalog ``name`` is looked for, in words."""
-        env = f"PYICEBERG_CATALOG__{(name or '<NAME>').upper()}__* environment variables"
-        if self.file:
-            return f"{self.file} or {env}"
-        return f"{env} (no .pyiceberg.yaml: looked for {', '.join(self.searched)})"
 
 
 @dataclass(frozen=True)
@@ -69,31 +49,15 @@ class CatalogConfig:
     properties: dict[str, str]
 
 
-def _read_config() -> Config:
-    from pyiceberg.utils.config import Config
-
-    try:
-        return Config()
-    except Exception as e:  # strictyaml errors, and PyIceberg's ValueErrors
-        raise CatalogUnavailable(f"cannot read the PyIceberg configuration: {one_line(str(e))}") from e
-
-
 def config_sources() -> ConfigSources:
-    """The configuration files PyIceberg searches ($PYICEBERG_HOME, ~, the working directory)."""
-    config = _read_config()
-    searched: list[str] = []
-    for directory in (os.environ.get("PYICEBERG_HOME"), os.path.expanduser("~"), os.getcwd()):
-        if directory:
-            path = os.path.join(directory, _YAML)
-            if path not in searched:
-                searched.append(path)
-    found = next((p for p in searched if os.path.isfile(p)), None)
+    """Where PyIceberg's configuration is (:func:`iceview.catalog.config.config_sources`)."""
+    from iceview.catalog.config import config_sources as sources
+    from iceview.errors import CatalogError
+
     try:
-        names = tuple(sorted(config.get_known_catalogs()))
-        default_name = config.get_default_catalog_name()
-    except ValueError as e:
-        raise CatalogUnavailable(f"cannot read the PyIceberg configuration: {e}") from e
-    return ConfigSources(tuple(searched), found, default_name, names)
+        return sources()
+    except CatalogError as e:
+        raise CatalogUnavailable(one_line(str(e))) from e
 
 
 def catalog_config(name: str | None) -> CatalogConfig:
@@ -102,18 +66,15 @@ def catalog_config(name: str | None) -> CatalogConfig:
     catalog of a type iceview cannot open yet (Hive, Glue, ...) is still described, with its
     declared type; opening it says why it cannot be used."""
     from iceview.catalog.config import load_catalog_properties, resolve_catalog
-    from iceview.errors import UnsupportedOperationError
+    from iceview.errors import NoSuchCatalogError, UnsupportedOperationError
 
     sources = config_sources()
     wanted = name or sources.default_name
     configured = wanted.lower() in sources.names
-    if not configured and wanted.lower() != sources.default_name.lower():
-        known = ", ".join(sources.names) if sources.names else "none"
-        raise CatalogUnavailable(
-            f"catalog {wanted!r} is not configured in {sources.describe(wanted)} (configured catalogs: {known})"
-        )
     try:
         resolved = resolve_catalog(wanted)
+    except NoSuchCatalogError as e:
+        raise CatalogUnavailable(str(e)) from e
     except UnsupportedOperationError:
         resolved_name, props = load_catalog_properties(wanted)
         return CatalogConfig(resolved_name, configured, props.get("type", "?").lower(), props)
@@ -186,9 +147,18 @@ def open_catalog(name: str | None) -> Catalog:
             raise CatalogUnavailable(
                 f"catalog {config.name!r} has no database: {database} does not exist (uri {redact(uri)})"
             )
+        sources = config_sources()
+        others = [n for n in sources.names if n.lower() != config.name.lower()]
+        hint = ""
+        if others:
+            first = others[0]
+            hint = (
+                f"; configured catalogs: {', '.join(others)} (use -c {first}, or make it the default: "
+                f"PYICEBERG_DEFAULT_CATALOG={first} or 'default-catalog: {first}' in .pyiceberg.yaml)"
+            )
         raise CatalogUnavailable(
-            f"no catalog: {config.name!r} is not configured in {config_sources().describe(config.name)}, "
-            f"and iceview's default database {database} does not exist"
+            f"no catalog: {config.name!r} is not configured in {sources.describe(config.name)}, "
+            f"and iceview's default database {database} does not exist{hint}"
         )
     overrides: dict[str, str] = {}
     if not any(key in props for key in _INIT_TABLES_KEYS):
