@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -19,6 +20,14 @@ __all__ = ["DuckDBViews"]
 
 DIALECT = "duckdb"
 _DUCKDB_CATALOGS = frozenset({"memory", "system", "temp"})
+
+
+_ABOUT = re.compile(
+    r"\s*(?P<keyword>(?:DESCRIBE|DESC|SUMMARIZE)(?:\s+TABLE)?|EXPLAIN(?:\s+ANALYZE)?)\s+(?P<subject>.+)\Z",
+    re.I | re.S,
+)
+"""Statements about a query: DuckDB runs them on the expanded query (``TABLE`` is dropped)."""
+_QUERY_START = re.compile(r"\s*(\(|SELECT\b|WITH\b|FROM\b|VALUES\b|TABLE\b)", re.I)
 
 
 def _import_duckdb() -> Any:
@@ -107,8 +116,16 @@ class DuckDBViews:
 
     def sql(self, query: str) -> Any:
         """Run ``query`` (DuckDB SQL; views and tables of the catalog by name): a DuckDB relation
-        (``.fetchall()``, ``.arrow()``, ``.df()``, ``.columns``, ``.types``)."""
-        return self.connection.sql(self.expand(query))
+        (``.fetchall()``, ``.arrow()``, ``.df()``, ``.columns``, ``.types``). ``DESCRIBE``,
+        ``SUMMARIZE`` and ``EXPLAIN [ANALYZE]`` of a query, view or table run on the expanded query."""
+        about = _ABOUT.match(query)
+        if about is None:
+            return self.connection.sql(self.expand(query))
+        keyword = " ".join(w for w in about.group("keyword").split() if w.upper() != "TABLE")
+        subject = about.group("subject").rstrip().rstrip(";")
+        if not _QUERY_START.match(subject):  # a view or table name
+            subject = f"SELECT * FROM {subject}"
+        return self.connection.sql(f"{keyword} {self.expand(subject)}")
 
     def execute(self, query: str) -> list[tuple[Any, ...]]:
         """Run ``query`` and return its rows."""

@@ -108,6 +108,20 @@ def _plain_tokenizer(dialect: str) -> type[Tokenizer]:
     return type(f"{base.__name__}NoCommands", (base,), {"COMMANDS": set()})
 
 
+_INTERNAL = re.compile(r"<(class|Token) ")
+
+
+def _readable(description: str, near: object) -> str:
+    """sqlglot's description of a syntax error, without its internals (class names, token
+    reprs): ``Required keyword: 'expression' missing for <class '...Add'>`` reads as a syntax error
+    near the token, as an engine would say it."""
+    if not _INTERNAL.search(description):
+        return description
+    if isinstance(near, str) and near:
+        return f"syntax error at or near {near!r}"
+    return "syntax error at the end of the input"
+
+
 def _token_error(sql: str, e: TokenError) -> SQLParseError:
     cause = e.__cause__
     if cause is not None:
@@ -144,7 +158,7 @@ def parse_with_tokens(sql: str, dialect: str, *, what: str = "SQL") -> tuple[exp
                 offset = _offset_of(sql, line, col)
             description = first.get("description")
             if description:
-                message = str(description)
+                message = _readable(str(description), first.get("highlight"))
         raise parse_error(f"Cannot parse {what}: {message}", sql, offset) from e
     except RecursionError as e:
         raise parse_error(f"Cannot parse {what}: it is nested too deeply", sql, None) from e
