@@ -1,5 +1,6 @@
 """The examples of docs/cli.md: every ```console block is a sequence of ``$ iceview ...`` commands
-(and ``$ echo $?``) with their output, run in order against a fresh demo catalog.
+(and ``$ echo $?``) with their output, run in order against a fresh demo catalog, as on a wide
+terminal (what a person sees, colours removed; tests/cli/test_cli_first_try.py checks narrow ones).
 
 * ``python tests/cli/cli_docs.py`` re-runs the examples as real processes against a demo catalog in
   /tmp/iceview-demo and rewrites the outputs in docs/cli.md;
@@ -16,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli_support import DATA, REPO, Demo, add_events, build_demo, invoke, run_process
+from cli_support import DATA, REPO, Demo, add_events, build_demo, invoke, run_process, screen, terminal
 
 DOC = REPO / "docs" / "cli.md"
 DOCS_ROOT = Path("/tmp/iceview-demo")
+DOCS_COLUMNS = 250  # wide enough that no example wraps, whatever the length of the test's paths
 _BLOCK = re.compile(r"```console\n(.*?)```", re.S)
 
 
@@ -65,7 +67,7 @@ def render(steps: list[Step]) -> str:
     out = ""
     for step in steps:
         out += f"$ {step.command}\n"
-        out += "".join(line + "\n" for line in step.output)
+        out += "".join(line.rstrip() + "\n" for line in step.output)
     return out
 
 
@@ -75,9 +77,10 @@ def docs_env(demo: Demo) -> dict[str, str]:
     copies of the Iceberg Java corpus files in ``corpus/`` for the lint examples."""
     add_events(demo)
     shutil.copytree(DATA / "corpus" / "iceberg-java", demo.root / "corpus")
-    env = {
-        k: v for k, v in demo.env.items() if not k.startswith(("PYICEBERG_CATALOG__", "PYICEBERG_DEFAULT"))
-    }
+    env = terminal(
+        {k: v for k, v in demo.env.items() if not k.startswith(("PYICEBERG_CATALOG__", "PYICEBERG_DEFAULT"))},
+        columns=DOCS_COLUMNS,
+    )
     Path(env["PYICEBERG_HOME"], ".pyiceberg.yaml").write_text(
         f"default-catalog: demo\ncatalog:\n  demo:\n    uri: sqlite:///{demo.database}\n"
         f"    warehouse: file://{demo.warehouse}\n"
@@ -88,7 +91,7 @@ def docs_env(demo: Demo) -> dict[str, str]:
 def in_process_runner(env: dict[str, str]) -> Runner:
     def run(args: list[str]) -> tuple[int, str]:
         result = invoke(env, *args)
-        return result.exit_code, result.output
+        return result.exit_code, screen(result.output)
 
     return run
 
@@ -96,7 +99,7 @@ def in_process_runner(env: dict[str, str]) -> Runner:
 def process_runner(env: dict[str, str], cwd: Path) -> Runner:
     def run(args: list[str]) -> tuple[int, str]:
         done = run_process(env, *args, cwd=cwd)
-        return done.returncode, done.stdout + done.stderr
+        return done.returncode, screen(done.stdout + done.stderr)
 
     return run
 

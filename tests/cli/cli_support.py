@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -233,6 +235,20 @@ def build_lake(root: Path) -> Demo:
     return add_events(build_demo(root))
 
 
+def terminal(env: dict[str, str], columns: int = 100) -> dict[str, str]:
+    """``env`` as on a terminal ``columns`` wide (rich's TTY_COMPATIBLE): the form people see,
+    where a pipe gets the plain form. Read its output through :func:`screen`."""
+    return {**env, "TTY_COMPATIBLE": "1", "COLUMNS": str(columns)}
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def screen(text: str) -> str:
+    """Terminal output without its colours and styles."""
+    return _ANSI.sub("", text)
+
+
 def invoke(env: dict[str, str], *args: str, input: str | None = None) -> Result:
     """``iceview ARGS`` through click's CliRunner (stdout and stderr kept apart)."""
     runner = CliRunner()
@@ -247,6 +263,12 @@ def iceview_command() -> list[str]:
     return [sys.executable, "-m", "iceview.cli"]
 
 
+def default_sigint() -> None:
+    """In a child before it starts: Ctrl-C as a person's shell gives it (a shell without job
+    control starts background jobs with SIGINT ignored, and children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_process(
     env: dict[str, str],
     *args: str,
@@ -259,6 +281,7 @@ def run_process(
     command = [sys.executable, "-m", "iceview.cli"] if module else iceview_command()
     return subprocess.run(
         [*command, *args],
+        preexec_fn=default_sigint,
         env=env,
         cwd=cwd,
         capture_output=True,

@@ -140,8 +140,6 @@ def test_all_with_a_lazily_invalid_view(demo: Demo) -> None:
 
 
 def test_progress_bar_only_on_a_terminal(demo: Demo, monkeypatch: pytest.MonkeyPatch) -> None:
-    from iceview.cli.output import make_console
-
     shown: list[int] = []
 
     def fake_track(jobs: list[object], **_kwargs: object) -> list[object]:
@@ -151,13 +149,9 @@ def test_progress_bar_only_on_a_terminal(demo: Demo, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr("rich.progress.track", fake_track)
     assert invoke(demo.env, "lint", "--all").exit_code == 0
     assert shown == []  # stderr is not a terminal
-
-    class Terminal:
-        is_terminal = True
-
-    monkeypatch.setattr(
-        "iceview.cli.commands.lint.make_console",
-        lambda stderr=False: Terminal() if stderr else make_console(),
-    )
+    # rich's own "this is a terminal" setting does not count: progress goes to real terminals only
+    assert invoke({**demo.env, "TTY_COMPATIBLE": "1"}, "lint", "--all").exit_code == 0
+    assert shown == []
+    monkeypatch.setattr("iceview.cli.commands.lint.stderr_is_terminal", lambda: True)
     assert invoke(demo.env, "lint", "--all").exit_code == 0
     assert shown == [2]

@@ -99,7 +99,7 @@ CASES: dict[str, Case] = {
     "sql (python -m)": Case(
         ("sql", "SELECT * FROM source_stats ORDER BY source", "--translate"),
         0,
-        ("source   events   last_id\n", "3 rows\n"),
+        ("source\tevents\tlast_id\napi\t1\t4\n",),
         module=True,
         lake=True,
     ),

@@ -23,6 +23,8 @@ from cli_support import (
     error_line,
     invoke,
     parse_json,
+    screen,
+    terminal,
 )
 from click.testing import Result
 
@@ -353,9 +355,11 @@ def test_add_dialect_to_a_view_whose_sql_does_not_parse(own_lake: Demo) -> None:
 
 def test_sql_prints_a_table(lake: Demo) -> None:
     result = ok(
-        invoke(lake.env, "sql", "SELECT * FROM default.events_by_source ORDER BY source", "--translate")
+        invoke(
+            terminal(lake.env), "sql", "SELECT * FROM default.events_by_source ORDER BY source", "--translate"
+        )
     )
-    lines = result.stdout.splitlines()
+    lines = screen(result.stdout).splitlines()
     assert lines[0].split() == ["source", "events", "first_seen"]
     assert [line.split() for line in lines[2:5]] == [
         [source, str(n), *str(first).split()] for source, n, first in BY_SOURCE_ROWS
@@ -451,7 +455,7 @@ def test_sql_values_in_json_and_text(lake: Demo) -> None:
             "x_2": 2,
         }
     ]
-    text = ok(invoke(lake.env, "sql", query)).stdout.splitlines()
+    text = screen(ok(invoke(terminal(lake.env, 200), "sql", query)).stdout).splitlines()
     assert text[2].split() == [
         "1.50",
         "NULL",
@@ -484,4 +488,6 @@ def test_sql_from_stdin_and_in_another_namespace(own_lake: Demo) -> None:
         input="SELECT count(*) AS n FROM default.events",
     )
     assert parse_json(ok(result).stdout) == [{"n": 6}]
-    assert ok(invoke(own_lake.env, "sql", "SELECT 1 AS one WHERE false")).stdout == "one\n───\n0 rows\n"
+    empty = "SELECT 1 AS one WHERE false"
+    assert screen(ok(invoke(terminal(own_lake.env), "sql", empty)).stdout) == "one\n───\n0 rows\n"
+    assert ok(invoke(own_lake.env, "sql", empty)).stdout == "one\n"  # piped: the header only

@@ -50,7 +50,11 @@ def test_parse_namespace() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("0", 0),
+        ("0ms", 0),
+        ("0s", 0),
+        ("1700000000s", 1_700_000_000_000),
+        ("1700000000123ms", 1_700_000_000_123),
+        ("100000000000", 100_000_000_000),
         ("1700000000123", 1_700_000_000_123),
         ("1970-01-01", 0),
         ("1970-01-01T00:00:01Z", 1000),
@@ -67,6 +71,12 @@ def test_parse_timestamp(text: str, expected: int) -> None:
 @pytest.mark.parametrize("text", ["yesterday", "2023-13-01", "12:00", ""])
 def test_bad_timestamps(text: str) -> None:
     with pytest.raises(CliUsageError, match="invalid timestamp"):
+        parse_timestamp(text)
+
+
+@pytest.mark.parametrize("text", ["0", "1700000000", "-5"])
+def test_short_bare_numbers_are_ambiguous(text: str) -> None:
+    with pytest.raises(CliUsageError, match=f"ambiguous timestamp '{text}': as epoch milliseconds it is 19"):
         parse_timestamp(text)
 
 

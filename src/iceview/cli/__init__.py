@@ -8,12 +8,32 @@ and :mod:`iceview.spark` (imported only when used); nothing imports it.
 
 from __future__ import annotations
 
-from iceview.cli.app import cli
-from iceview.cli.errors import ExitCode
+import sys
+from typing import TYPE_CHECKING
+
+from iceview._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from iceview.cli.app import cli
+    from iceview.cli.errors import ExitCode
 
 __all__ = ["ExitCode", "cli", "main"]
 
+__getattr__ = lazy_names(__name__, {"cli": "iceview.cli.app", "ExitCode": "iceview.cli.errors"}, globals())
+
 
 def main() -> None:
-    """The ``iceview`` console script."""
+    """The ``iceview`` console script. Ctrl-C while the command line is still loading ends it as
+    it would later: ``iceview: interrupted``, exit code 130."""
+    try:
+        from iceview.cli.app import cli
+    except KeyboardInterrupt:
+        from iceview.cli.argv import wants_json
+
+        if wants_json(sys.argv[1:]):
+            message = '{"error": {"type": "interrupted", "message": "interrupted", "exit_code": 130}}\n'
+        else:
+            message = ("\n" if sys.stderr.isatty() else "") + "iceview: interrupted\n"
+        sys.stderr.write(message)
+        sys.exit(130)
     cli.main(prog_name="iceview")

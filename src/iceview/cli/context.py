@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from iceview.cli.errors import CliUsageError, one_line, translate
-from iceview.cli.output import Output
+from iceview.cli import completion
+from iceview.cli.errors import CliUsageError, Interrupted, one_line, translate
+from iceview.cli.output import TABULAR_FORMATS, Output
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
@@ -39,6 +40,7 @@ class State:
     catalog_name: str | None = None
     output_format: str = "text"
     debug: bool = False
+    local_time: bool = False
     _catalog: Catalog | None = field(default=None, repr=False)
     _out: Output | None = field(default=None, repr=False)
 
@@ -48,6 +50,18 @@ class State:
         if self._out is None or self._out.format != self.output_format:
             self._out = Output(self.output_format)
         return self._out
+
+    def time(self, timestamp_ms: int) -> str:
+        """A time for people: ISO-8601 in UTC, or with ``--local-time`` in the local time zone
+        (JSON output is always UTC)."""
+        from iceview.cli.times import iso_local, iso_utc
+
+        return iso_local(timestamp_ms) if self.local_time else iso_utc(timestamp_ms)
+
+    @property
+    def zone(self) -> str:
+        """``UTC``, or ``local`` with ``--local-time``: for column headers."""
+        return "local" if self.local_time else "UTC"
 
     def catalog(self) -> Catalog:
         """The catalog named by ``--catalog`` (else the default one), opened once per command."""
@@ -74,11 +88,17 @@ def _state(ctx: click.Context) -> State:
 def _set_catalog(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value is not None:
         _state(ctx).catalog_name = value
+        ctx.meta[completion.CATALOG_KEY] = value
 
 
 def _set_output(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value is not None:
         _state(ctx).output_format = value
+
+
+def _set_local_time(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        _state(ctx).local_time = True
 
 
 def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -95,16 +115,26 @@ def common_options(f: F) -> F:
             metavar="NAME",
             expose_value=False,
             callback=_set_catalog,
+            shell_complete=completion.catalogs,
             help="Catalog to use, configured as PyIceberg does (.pyiceberg.yaml or "
             "PYICEBERG_CATALOG__NAME__KEY variables). Default: the 'default-catalog' setting, else 'default'.",
         ),
         click.option(
             "--output",
             "-o",
-            type=click.Choice(["text", "json"]),
+            type=click.Choice(["text", "json", "csv", "tsv"]),
             expose_value=False,
             callback=_set_output,
-            help="text (default) or json, for scripts.",
+            help="text (default; plain tab-separated columns when not on a terminal), json (errors "
+            "too, on stderr), or csv/tsv for the commands that print rows.",
+        ),
+        click.option(
+            "--local-time",
+            is_flag=True,
+            default=False,
+            expose_value=False,
+            callback=_set_local_time,
+            help="Show times in the local time zone (with their offset) instead of UTC; JSON stays UTC.",
         ),
         click.option(
             "--debug",
@@ -128,7 +158,10 @@ def _one_line(ctx: click.Context, error: click.UsageError) -> click.UsageError:
 
 class IceviewCommand(click.Command):
     """A command whose usage errors and failures are one line (with the traceback on --debug),
-    and that shows iceview's warnings while it runs."""
+    and that shows iceview's warnings while it runs. ``tabular`` commands print rows, so they
+    take ``-o csv`` and ``-o tsv``."""
+
+    tabular = False
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -138,11 +171,18 @@ class IceviewCommand(click.Command):
 
     def invoke(self, ctx: click.Context) -> Any:
         state = _state(ctx)
+        if state.output_format in TABULAR_FORMATS and not self.tabular:
+            takes = ", ".join(ROW_COMMANDS)
+            raise CliUsageError(
+                f"-o {state.output_format} is for the commands that print rows ({takes}); use -o json", ctx
+            )
         try:
             with logging_to_stderr(state.debug):
                 return super().invoke(ctx)
         except (click.exceptions.Exit, click.Abort, BrokenPipeError):
             raise
+        except KeyboardInterrupt:
+            raise Interrupted() from None
         except Exception as e:
             if state.debug:
                 traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
@@ -156,12 +196,20 @@ class IceviewCommand(click.Command):
             raise error from e
 
 
-def command(name: str, short_help: str) -> Callable[[Callable[..., Any]], IceviewCommand]:
+ROW_COMMANDS = ("namespaces", "list", "tables", "history", "catalogs", "sql")
+"""The commands that take ``-o csv`` and ``-o tsv``."""
+
+
+def command(
+    name: str, short_help: str, *, tabular: bool = False
+) -> Callable[[Callable[..., Any]], IceviewCommand]:
     """``@click.command`` making an :class:`IceviewCommand`."""
 
     def decorator(f: Callable[..., Any]) -> IceviewCommand:
         made = click.command(name, cls=IceviewCommand, short_help=short_help)(f)
         assert isinstance(made, IceviewCommand)
+        made.tabular = tabular
+        assert tabular == (name in ROW_COMMANDS), name
         return made
 
     return decorator
@@ -212,8 +260,14 @@ def logging_to_stderr(debug: bool) -> Iterator[None]:
     previous = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if debug else logging.WARNING)
+    # sqlglot warns when it falls back to a generic command (EXPLAIN, SHOW): not news to the user
+    sqlglot_logger = logging.getLogger("sqlglot")
+    sqlglot_previous = sqlglot_logger.level
+    if not debug:
+        sqlglot_logger.setLevel(logging.ERROR)
     try:
         yield
     finally:
         logger.removeHandler(handler)
         logger.setLevel(previous)
+        sqlglot_logger.setLevel(sqlglot_previous)

@@ -22,13 +22,17 @@ import datetime
 import decimal
 import math
 import os
+import sys
 import tempfile
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from iceview.cli.errors import CliError, NotFound, one_line
+from iceview.cli.output import progress
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
@@ -78,20 +82,76 @@ def run_duckdb(
         raise CliError(f"the duckdb engine is not available: {e}") from e
     import duckdb
 
-    with engine:
+    def run() -> tuple[list[str], list[tuple[Any, ...]]]:
+        relation = engine.sql(query)
+        if relation is None:  # a statement without a result
+            return [], []
+        return list(relation.columns), [tuple(r) for r in relation.fetchall()]
+
+    try:
         _check_names(catalog, query, namespace, engine.known_catalogs)
         try:
-            relation = engine.sql(query)
-            if relation is None:  # a statement without a result
-                return Result([], [])
-            columns = list(relation.columns)
-            rows = [tuple(r) for r in relation.fetchall()]
+            columns, rows = _interruptible(run, lambda: _interrupt(engine.connection, duckdb))
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None  # DuckDB cancelled the query on Ctrl-C
         except duckdb.CatalogException as e:
             raise NotFound(f"duckdb: {_first_line(str(e))}") from e
         except duckdb.Error as e:
             raise CliError(f"duckdb: {one_line(str(e))}") from e
         warnings = [issue for t in engine.warnings for issue in t.warnings]
+    finally:
+        # an in-memory database: nothing to lose if closing fails, as it can right after a
+        # cancelled query ("connection is busy"), which must not hide the interrupt
+        with contextlib.suppress(duckdb.Error):
+            engine.close()
     return Result(columns, rows, warnings)
+
+
+T = TypeVar("T")
+
+
+def _interrupt(connection: Any, duckdb: Any) -> None:
+    """Cancel what runs on ``connection``; between two of its calls DuckDB may answer "busy"
+    instead, and the caller tries again."""
+    with contextlib.suppress(duckdb.Error):
+        connection.interrupt()
+
+
+_STOP_WAIT = 10.0  # seconds a cancelled query may take to stop before the process ends anyway
+
+
+def _interruptible(work: Callable[[], T], interrupt: Callable[[], object]) -> T:
+    """Run ``work`` (a DuckDB query) in a worker thread while this one waits, so that Ctrl-C is
+    seen at once: DuckDB notices it by itself only now and then. On Ctrl-C the query is cancelled
+    with ``interrupt`` (again until the worker stops: it may be between two DuckDB calls), then
+    KeyboardInterrupt goes on; a worker that does not stop ends with the process."""
+    outcome: list[tuple[bool, Any]] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as e:  # handed to the waiting thread
+            outcome.append((False, e))
+
+    worker = threading.Thread(target=target, name="iceview-query", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        deadline = time.monotonic() + _STOP_WAIT
+        while worker.is_alive() and time.monotonic() < deadline:
+            interrupt()
+            worker.join(0.1)
+        if worker.is_alive():  # closing a connection that is still busy would crash DuckDB
+            sys.stderr.write("iceview: interrupted\n")
+            sys.stderr.flush()
+            os._exit(130)
+        raise
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
 
 
 def _check_names(
@@ -206,7 +266,7 @@ def run_spark(
         raise CliError("the spark engine starts its own Spark, but this process already runs a Spark session")
     conf = _spark_conf(catalog)
     warnings: list[TranslationIssue] = []
-    with _quiet_spark(debug):
+    with _quiet_spark(debug), progress("starting Spark (this takes a while the first time)"):
         try:
             spark = local_session(None, iceberg=True, extensions=False, app_name="iceview sql", conf=conf)
         except MissingJarsError as e:
@@ -219,9 +279,10 @@ def run_spark(
         use = [catalog.name, *namespace] if catalog.namespace_exists(namespace) else [catalog.name]
         views.sql("USE " + render_name(use, "spark", always_quote=True))
         try:
-            frame = views.sql(query)
-            columns = list(frame.columns)
-            rows = [tuple(r) for r in frame.collect()]
+            with progress("running the query in Spark (Ctrl-C cancels it)"):
+                frame = views.sql(query)
+                columns = list(frame.columns)
+                rows = [tuple(r) for r in frame.collect()]
         except Exception as e:
             raise _spark_error(e) from e
     finally:

@@ -8,6 +8,8 @@ turns the library's exceptions into them.
 from __future__ import annotations
 
 import enum
+import json
+import sys
 from typing import IO, Any
 
 import click
@@ -35,13 +37,17 @@ __all__ = [
     "CliUsageError",
     "Conflict",
     "ExitCode",
+    "Interrupted",
     "InvalidMetadata",
     "NotFound",
     "TranslationRefused",
+    "errors_as_json",
     "metadata_problem",
     "one_line",
     "refusal_message",
+    "report",
     "translate",
+    "warn",
 ]
 
 
@@ -56,6 +62,7 @@ class ExitCode(enum.IntEnum):
     METADATA = 5  # a metadata file that cannot be read or parsed
     CONFLICT = 6  # a commit conflict, an unknown commit outcome, a name already taken
     REFUSED = 7  # a translation refused: an unsafe construct, SQL the translator cannot handle
+    INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report a process the signal ended
 
 
 def metadata_problem(error: InvalidMetadataError) -> str:
@@ -66,15 +73,45 @@ def metadata_problem(error: InvalidMetadataError) -> str:
 
 
 def one_line(text: str) -> str:
-    """A message on one line: lines joined with "; " (or a space after a colon)."""
+    """A message on one line: lines joined with "; " (or a space after a colon or a comma, as in
+    click's "Choose from:" lists)."""
     out = ""
     for line in (part.strip() for part in str(text).splitlines()):
         if not line:
             continue
         if out:
-            out += " " if out.endswith(":") else "; "
+            out += " " if out.endswith((":", ",")) else "; "
         out += line
     return out
+
+
+_JSON_ERRORS = False
+
+
+def errors_as_json(enabled: bool) -> None:
+    """Report errors as JSON on stderr (``-o json``) for the rest of this invocation."""
+    global _JSON_ERRORS
+    _JSON_ERRORS = enabled
+
+
+def report(message: str, exit_code: int, file: IO[Any] | None = None) -> None:
+    """Print an error: ``iceview: <message>``, or with ``-o json``
+    ``{"error": {"type", "message", "exit_code"}}``, on stderr."""
+    if _JSON_ERRORS:
+        try:
+            kind = ExitCode(exit_code).name.lower()
+        except ValueError:
+            kind = "failure"
+        body = {"error": {"type": kind, "message": message, "exit_code": exit_code}}
+        click.echo(json.dumps(body, ensure_ascii=False), file=file, err=file is None)
+    else:
+        click.echo(f"iceview: {message}", file=file, err=file is None)
+
+
+def warn(message: str) -> None:
+    """``iceview: warning: ...`` on stderr, after what is already on stdout."""
+    sys.stdout.flush()
+    click.echo(f"iceview: warning: {one_line(message)}", err=True)
 
 
 class CliError(click.ClickException):
@@ -86,7 +123,7 @@ class CliError(click.ClickException):
         super().__init__(one_line(message))
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"iceview: {self.format_message()}", file=file, err=file is None)
+        report(self.format_message(), self.exit_code, file)
 
 
 class NotFound(CliError):
@@ -120,7 +157,21 @@ class CliUsageError(click.UsageError):
 
     def show(self, file: IO[Any] | None = None) -> None:
         hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
-        click.echo(f"iceview: {self.format_message().rstrip('.')}{hint}", file=file, err=file is None)
+        report(f"{self.format_message().rstrip('.')}{hint}", self.exit_code, file)
+
+
+class Interrupted(CliError):
+    """Ctrl-C: one line, no traceback, exit code 130."""
+
+    exit_code = int(ExitCode.INTERRUPTED)
+
+    def __init__(self, message: str = "interrupted") -> None:
+        super().__init__(message)
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        if file is None and sys.stderr.isatty():
+            sys.stderr.write("\n")  # after the terminal's "^C"
+        super().show(file)
 
 
 def refusal_message(error: TranslationError) -> str:

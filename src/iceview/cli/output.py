@@ -8,10 +8,12 @@ keys in a fixed order, no colour.
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rich import box
@@ -19,7 +21,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["Output", "make_console", "table"]
+__all__ = ["Output", "make_console", "progress", "stderr_is_terminal", "table"]
 
 _UNWRAPPED = 10_000
 
@@ -34,6 +36,23 @@ def make_console(stderr: bool = False) -> Console:
     return Console(
         file=stream, width=width, highlight=False, markup=False, emoji=False, soft_wrap=False, stderr=stderr
     )
+
+
+@contextlib.contextmanager
+def progress(message: str) -> Iterator[None]:
+    """A spinner with ``message`` on stderr while a slow step runs, when stderr is a terminal
+    (scripts and pipes see nothing)."""
+    if not stderr_is_terminal():
+        yield
+        return
+    with make_console(stderr=True).status(message, spinner="dots"):
+        yield
+
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a real terminal: progress is shown there only (never in a pipe, a log
+    or a captured run, whatever rich's own settings say)."""
+    return _isatty(sys.stderr)
 
 
 def _isatty(stream: Any) -> bool:
@@ -58,8 +77,12 @@ def table(*columns: str, title: str | None = None) -> Table:
     return out
 
 
+TABULAR_FORMATS = ("csv", "tsv")
+
+
 class Output:
-    """Where a command's result goes: ``text`` (rich) or ``json``."""
+    """Where a command's result goes: ``text`` (rich), ``json``, or for commands that print rows
+    ``csv`` and ``tsv`` (a header line, then one line per row; NULL is an empty field)."""
 
     def __init__(self, fmt: str) -> None:
         self.format = fmt
@@ -68,6 +91,58 @@ class Output:
     @property
     def is_json(self) -> bool:
         return self.format == "json"
+
+    @property
+    def is_tabular(self) -> bool:
+        """``csv`` or ``tsv``."""
+        return self.format in TABULAR_FORMATS
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether text goes to a terminal (else it is printed in its plain form: tables as
+        tab-separated lines, no rules and no footers)."""
+        return self.console.is_terminal
+
+    def rows(
+        self,
+        columns: Sequence[str],
+        rows: Iterable[Sequence[object]],
+        json_value: Any,
+        *,
+        plain: bool = False,
+        title: str | None = None,
+    ) -> None:
+        """Print rows: as ``json_value`` with ``-o json``, CSV or TSV, else a table (``plain``: one
+        value per line, for lists of names)."""
+        if self.is_json:
+            self.json(json_value)
+            return
+        if self.is_tabular:
+            self.delimited(columns, rows)
+            return
+        if plain:
+            for row in rows:
+                self.line(" ".join("" if v is None else str(v) for v in row))
+            return
+        if not self.is_terminal:
+            self.delimited(columns, rows, delimiter="\t")
+            return
+        grid = table(*columns, title=title)
+        for row in rows:
+            grid.add_row(*(Text("NULL", style="dim") if v is None else _text(v) for v in row))
+        fit_columns(grid, self.console.width)
+        self.print(grid)
+
+    def delimited(
+        self, columns: Sequence[str], rows: Iterable[Sequence[object]], delimiter: str = ""
+    ) -> None:
+        """A header line and one line per row, separated by commas (``csv``) or tabs (``tsv``, and
+        the plain text form); fields are quoted as CSV does where they need it."""
+        sep = delimiter or ("\t" if self.format == "tsv" else ",")
+        writer = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["" if v is None else (v.plain if isinstance(v, Text) else v) for v in row])
 
     @property
     def console(self) -> Console:
@@ -92,6 +167,15 @@ class Output:
         lines = captured.get().split("\n")
         console.file.write("\n".join(line.rstrip() for line in lines))
 
+    def code(self, text: str, lexer: str) -> None:
+        """Source text (``sql``, ``diff``), highlighted on a terminal and never wrapped by
+        iceview: long lines stay one line, so that a copy of them still runs."""
+        from rich.syntax import Syntax
+
+        highlighted = Syntax(text, lexer, theme="ansi_dark", background_color="default").highlight(text)
+        highlighted.rstrip()
+        self.print(highlighted)
+
     def line(self, *parts: str | tuple[str, str] | Text) -> None:
         """One line from parts: plain strings or ``(text, style)`` pairs."""
         self.console.print(Text.assemble(*parts), soft_wrap=True)
@@ -105,6 +189,29 @@ class Output:
         width = max((len(label) for label, _ in pairs), default=0)
         for label, value in pairs:
             self.line((label.ljust(width), "bold"), "  ", value)
+
+
+def _text(value: object) -> RenderableType:
+    return value if isinstance(value, (Text, str)) else str(value)
+
+
+def fit_columns(grid: Table, width: int) -> None:
+    """Keep short columns (times, ids, names) whole when the table is wider than ``width``: rich
+    then narrows the long ones (SQL, locations) instead of cutting a timestamp in two. When even
+    the short ones do not fit, rich wraps every column as usual."""
+    wanted: list[tuple[Any, int]] = []
+    total = 0
+    for column in grid.columns:
+        cells = [c.plain if isinstance(c, Text) else str(c) for c in column.cells]
+        widest = max([len(c) for c in cells] + [len(str(column.header))])
+        total += widest + 3  # the cell padding and the gap between columns
+        if widest <= 32:
+            wanted.append((column, widest))
+    if total <= width or sum(w + 3 for _, w in wanted) + 8 * (len(grid.columns) - len(wanted)) > width:
+        return
+    for column, widest in wanted:
+        column.min_width = widest
+        column.no_wrap = True
 
 
 def plain(values: Sequence[object]) -> str:

@@ -13,8 +13,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from iceview.cli.errors import InvalidMetadata, NotFound, metadata_problem
+from iceview.cli.errors import InvalidMetadata, NotFound, metadata_problem, warn
 from iceview.cli.names import format_name, parse_name
+from iceview.cli.suggest import no_such_namespace, no_such_view
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
@@ -98,11 +99,11 @@ def read_file(location: str, properties: Mapping[str, str] | None = None) -> Vie
     try:
         return ViewMetadata.from_json(raw, metadata_location=location)
     except InvalidMetadataError as e:
-        hint = ""
-        if raw[:2] == b"\x1f\x8b":
-            hint = "; the file is gzip-compressed, but its name does not end in .gz.metadata.json"
         error = e.with_location(location)
-        raise InvalidMetadata(f"invalid view metadata: {metadata_problem(error)}{hint}") from error
+        if raw[:2] == b"\x1f\x8b":  # the hint is part of the error, so that lint gives it too
+            hint = "the file is gzip-compressed, but its name does not end in .gz.metadata.json"
+            error = InvalidMetadataError(f"{e.message}; {hint}", e.path, location)
+        raise InvalidMetadata(f"invalid view metadata: {metadata_problem(error)}") from error
 
 
 def load_view(state: State, name: str) -> Target:
@@ -114,13 +115,32 @@ def load_view(state: State, name: str) -> Target:
     catalog = state.catalog()
     try:
         view = catalog.load_view(levels)
+        _check_location(catalog, label, view.metadata_location)
         return Target(label, "view", view.metadata, view)
     except NoSuchViewError:
-        raise NotFound(f"view {label} does not exist in catalog {catalog.name!r}") from None
+        raise no_such_view(catalog, levels) from None
     except NotFoundError as e:
         raise InvalidMetadata(f"cannot read the metadata of view {label}: {e}") from e
     except InvalidMetadataError as e:
         raise InvalidMetadata(f"invalid metadata for view {label}: {metadata_problem(e)}") from e
+
+
+def _local(location: str) -> str:
+    return location[len("file://") :] if location.startswith("file://") else location
+
+
+def _check_location(catalog: Catalog, label: str, location: str | None) -> None:
+    """Warn when a view's metadata lies outside the catalog's warehouse (a copied warehouse whose
+    database still points at the original: changes would be written there)."""
+    warehouse = catalog.properties.get("warehouse", "")
+    if not location or not ("/" in warehouse or "://" in warehouse):
+        return  # no warehouse, or a REST warehouse's name
+    root = _local(warehouse).rstrip("/") + "/"
+    if not _local(location).startswith(root):
+        warn(
+            f"the metadata of {label} lies outside the warehouse of catalog {catalog.name!r} "
+            f"({warehouse}): {location}; changes to the view are written there"
+        )
 
 
 def file_properties(state: State) -> Mapping[str, str] | None:
@@ -148,9 +168,7 @@ def walk_views(catalog: Catalog, namespace: tuple[str, ...] = ()) -> Iterator[tu
         views = catalog.list_views(namespace)
     except NoSuchNamespaceError:
         if namespace:
-            raise NotFound(
-                f"namespace {format_name(namespace)} does not exist in catalog {catalog.name!r}"
-            ) from None
+            raise no_such_namespace(catalog, namespace) from None
         views = []  # nothing lives in the root namespace itself
     yield from views
     for child in catalog.list_namespaces(namespace):

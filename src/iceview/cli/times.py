@@ -7,10 +7,12 @@ from datetime import datetime, timedelta, timezone
 
 from iceview.cli.errors import CliUsageError
 
-__all__ = ["iso_utc", "parse_timestamp"]
+__all__ = ["iso_local", "iso_utc", "parse_timestamp"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MILLIS = re.compile(r"-?[0-9]+")
+_UNIT = re.compile(r"(-?[0-9]+)\s*(ms|s)", re.I)
+_SMALLEST_BARE_MILLIS = 100_000_000_000  # 1973-03-03 as milliseconds; as seconds, year 5138
 
 
 def iso_utc(timestamp_ms: int) -> str:
@@ -19,18 +21,37 @@ def iso_utc(timestamp_ms: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{timestamp_ms % 1000:03d}Z"
 
 
+def iso_local(timestamp_ms: int) -> str:
+    """``2024-05-01T14:30:00.123+02:00``: the time in this machine's time zone (``$TZ``)."""
+    moment = (_EPOCH + timedelta(milliseconds=timestamp_ms)).astimezone()
+    return moment.isoformat(timespec="milliseconds")
+
+
 def parse_timestamp(text: str) -> int:
-    """Epoch milliseconds from epoch milliseconds or an ISO-8601 date or time; a time without an
-    offset is UTC."""
+    """Epoch milliseconds from an ISO-8601 date or time (UTC unless it has an offset), or from a
+    number with its unit: ``1700000000000ms`` or ``1700000000s``. A bare number is milliseconds
+    when it has 12 digits or more (any time from 1973 on); a shorter one would be read as a time in
+    1970, so it is refused, with both readings named."""
     value = text.strip()
+    unit = _UNIT.fullmatch(value)
+    if unit:
+        number = int(unit.group(1))
+        return number * 1000 if unit.group(2).lower() == "s" else number
     if _MILLIS.fullmatch(value):
-        return int(value)
+        number = int(value)
+        if abs(number) >= _SMALLEST_BARE_MILLIS:
+            return number
+        raise CliUsageError(
+            f"ambiguous timestamp {text!r}: as epoch milliseconds it is {iso_utc(number)}, as seconds "
+            f"{iso_utc(number * 1000)}; write {number}ms or {number}s, or an ISO-8601 time"
+        )
     iso = value[:-1] + "+00:00" if value[-1:] in ("Z", "z") else value
     try:
         moment = datetime.fromisoformat(iso)
     except ValueError:
         raise CliUsageError(
-            f"invalid timestamp {text!r}: give ISO-8601 (2024-05-01T12:30:00Z) or epoch milliseconds"
+            f"invalid timestamp {text!r}: give ISO-8601 (2024-05-01T12:30:00Z), or epoch milliseconds "
+            "(1714566600000 or 1714566600000ms) or seconds (1714566600s)"
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused, one_line, refusal_message
+from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused, refusal_message
 
 if TYPE_CHECKING:
     from pyiceberg.schema import Schema
@@ -41,7 +41,6 @@ __all__ = [
     "source_representation",
     "text_source",
     "view_source",
-    "warn",
 ]
 
 DIALECTS = ("spark", "trino", "duckdb")  # iceview.sql.translate.DIALECTS, without importing sqlglot
@@ -60,12 +59,6 @@ class Source:
     view_schema: Schema | None = None  # a view's stored schema: Trino output follows its contract
     spark_ansi: bool | None = None  # the semantics of a view's Spark SQL (None: not known)
     trino_catalog_names: Mapping[str, str] | None = None  # source catalog -> Trino catalog
-
-
-def warn(message: str) -> None:
-    """``iceview: warning: ...`` on stderr, after what is already on stdout."""
-    sys.stdout.flush()
-    click.echo(f"iceview: warning: {one_line(message)}", err=True)
 
 
 def read_text(value: str, what: str) -> str:

@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("catalogs", "catalogs", "catalogs"),
     ("namespaces", "namespaces", "namespaces"),
     ("list", "list_views", "list_views"),
+    ("tables", "tables", "tables"),
     ("show", "show", "show"),
     ("history", "history", "history"),
     ("diff", "diff", "diff"),

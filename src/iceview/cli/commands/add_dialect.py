@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import click
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import TranslationRefused
+from iceview.cli.interrupts import committing
 from iceview.cli.targets import Target, load_view
 from iceview.cli.translation import (
     DIALECTS,
@@ -27,7 +29,7 @@ DIALECT = click.Choice(DIALECTS, case_sensitive=False)
 
 
 @command("add-dialect", "Add SQL dialects to a view, translated from its SQL.")
-@click.argument("view")
+@click.argument("view", shell_complete=completion.views)
 @click.argument("dialects", nargs=-1, required=True, metavar="DIALECT...", type=DIALECT)
 @click.option(
     "--from",
@@ -72,7 +74,8 @@ def add_dialect(state: State, view: str, dialects: tuple[str, ...], from_dialect
         default_namespace=before.default_namespace,
     )
     try:
-        target.view.add_dialects(wanted, source=source_dialect, schemas=schemas or {})
+        with committing("adding the dialects"):
+            target.view.add_dialects(wanted, source=source_dialect, schemas=schemas or {})
     except TranslationError as e:
         message = refused(f"{target.label}: nothing was committed: ", e).format_message()
         if out.is_json:

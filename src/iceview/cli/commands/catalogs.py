@@ -20,7 +20,7 @@ def _row(config: CatalogConfig, default: str) -> dict[str, object]:
     }
 
 
-@command("catalogs", "List the configured catalogs.")
+@command("catalogs", "List the configured catalogs.", tabular=True)
 @common_options
 @pass_state
 def catalogs(state: State) -> None:
@@ -43,6 +43,16 @@ def catalogs(state: State) -> None:
             }
         )
         return
+    columns = ["name", "type", "uri", "warehouse"]
+    if out.is_tabular:
+        out.delimited(
+            [*columns, "default", "configured"],
+            [
+                [*(row[c] for c in columns), str(row["default"]).lower(), str(row["configured"]).lower()]
+                for row in rows
+            ],
+        )
+        return
     out.line(
         ("configuration: ", "bold"),
         sources.file or "no .pyiceberg.yaml found",
@@ -51,7 +61,7 @@ def catalogs(state: State) -> None:
     if not rows:
         out.line(f"no catalogs configured; looked in {sources.describe()}")
         return
-    grid = table("name", "type", "uri", "warehouse")
+    grid = table(*columns)
     for row in rows:
         name = Text(str(row["name"]))
         if row["default"]:

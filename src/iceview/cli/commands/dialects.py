@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import click
 
+from iceview.cli import completion
 from iceview.cli.context import IceviewGroup, State, command, common_options, pass_state
+from iceview.cli.interrupts import committing
 from iceview.cli.targets import load_view
 
 
@@ -20,7 +22,7 @@ def dialects() -> None:
 
 
 @command("sync", "Derive a view's dialects again from its current SQL.")
-@click.argument("view")
+@click.argument("view", shell_complete=completion.views)
 @common_options
 @pass_state
 def sync(state: State, view: str) -> None:
@@ -33,7 +35,8 @@ def sync(state: State, view: str) -> None:
     target = load_view(state, view)
     assert target.view is not None
     before = target.metadata.current_version
-    synced = target.view.sync_dialects()
+    with committing("the dialects' sync"):
+        synced = target.view.sync_dialects()
     after = synced.metadata.current_version
     changed = after.version_id != before.version_id
     derived = sorted(derived_dialects(after))

@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import click
-from rich.syntax import Syntax
 from rich.text import Text
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.describe import namespace_text
-from iceview.cli.errors import CliUsageError
-from iceview.cli.output import Output
+from iceview.cli.errors import CliUsageError, NotFound
 from iceview.cli.schemas import SchemaDiff, diff_schemas
 from iceview.cli.targets import Target, load_target, require_version
 from iceview.cli.times import iso_utc
@@ -30,6 +29,20 @@ def version_argument(target: Target, text: str) -> int:
         raise CliUsageError(f"invalid version {text!r}: give a version id or 'current'") from None
     require_version(target, version_id)
     return version_id
+
+
+def previous_version(target: Target) -> int:
+    """The version that was current before the current one (by the version log, if it is still
+    retained), else the newest older one."""
+    md = target.metadata
+    current = md.current_version_id
+    for entry in reversed(list(md.history)):
+        if entry.version_id != current and entry.version_id in md.version_ids:
+            return entry.version_id
+    older = [v for v in md.version_ids if v < current]
+    if not older:
+        raise NotFound(f"{target.label} has only version {current}: there is no previous version to compare")
+    return max(older)
 
 
 @dataclass(frozen=True)
@@ -75,18 +88,19 @@ def _mapping_diff(a: dict[str, str], b: dict[str, str]) -> dict[str, dict[str, A
 
 
 @command("diff", "Compare two versions of a view.")
-@click.argument("view")
-@click.argument("a", metavar="A")
+@click.argument("view", shell_complete=completion.views)
+@click.argument("a", metavar="[A]", required=False)
 @click.argument("b", metavar="[B]", required=False, default="current")
 @common_options
 @pass_state
-def diff(state: State, view: str, a: str, b: str) -> None:
-    """Show what changed from version A to version B of VIEW (B defaults to the current version):
-    the schema column by column, a unified diff of the SQL per dialect, the summary and the default
-    namespace and catalog. Versions are ids or 'current'; VIEW may be a metadata file."""
+def diff(state: State, view: str, a: str | None, b: str) -> None:
+    """Show what changed from version A to version B of VIEW (B defaults to the current version;
+    without A, the version that was current before it): the schema column by column, a unified diff
+    of the SQL per dialect, the summary and the default namespace and catalog. Versions are ids or
+    'current'; VIEW may be a metadata file."""
     target = load_target(state, view)
     md = target.metadata
-    va = md.version(version_argument(target, a))
+    va = md.version(version_argument(target, a) if a is not None else previous_version(target))
     vb = md.version(version_argument(target, b))
     assert va is not None and vb is not None
     schema_a = md.schema_by_id(va.schema_id)
@@ -97,7 +111,7 @@ def diff(state: State, view: str, a: str, b: str) -> None:
     if state.out.is_json:
         state.out.json(_json(target, va, vb, schema, sql, summary))
     else:
-        _text(target, va, vb, schema, sql, summary, state.out)
+        _text(target, va, vb, schema, sql, summary, state)
 
 
 def _side(version: ViewVersion) -> dict[str, Any]:
@@ -153,12 +167,13 @@ def _text(
     schema: SchemaDiff | None,
     sql: list[SqlChange],
     summary: dict[str, dict[str, Any]],
-    out: Output,
+    state: State,
 ) -> None:
+    out = state.out
     out.line((target.label, "bold cyan"), f": version {va.version_id} -> version {vb.version_id}")
     for version in (va, vb):
         out.line(
-            f"  version {version.version_id}: {version.operation}, {iso_utc(version.timestamp_ms)}, "
+            f"  version {version.version_id}: {version.operation}, {state.time(version.timestamp_ms)}, "
             f"schema {version.schema_id}"
         )
 
@@ -189,15 +204,7 @@ def _text(
             out.line(("SQL", "bold"), " (", (change.dialect, "bold magenta"), "): no changes")
             continue
         out.line(("SQL", "bold"), " (", (change.dialect, "bold magenta"), ")")
-        out.print(
-            Syntax(
-                change.unified(va.version_id, vb.version_id),
-                "diff",
-                theme="ansi_dark",
-                background_color="default",
-                word_wrap=True,
-            )
-        )
+        out.code(change.unified(va.version_id, vb.version_id), "diff")
 
     out.blank()
     if not any(summary.values()):

@@ -6,9 +6,12 @@ import sys
 
 import click
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliError, CliUsageError, NotFound
+from iceview.cli.interrupts import committing
 from iceview.cli.names import format_name, parse_name
+from iceview.cli.suggest import no_such_view
 
 
 def stdin_is_interactive() -> bool:
@@ -20,7 +23,7 @@ def stdin_is_interactive() -> bool:
 
 
 @command("drop", "Drop a view.")
-@click.argument("view")
+@click.argument("view", shell_complete=completion.views)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @common_options
 @pass_state
@@ -31,7 +34,7 @@ def drop(state: State, view: str, yes: bool) -> None:
     label = format_name(levels)
     catalog = state.catalog()
     if not catalog.view_exists(levels):
-        raise NotFound(f"view {label} does not exist in catalog {catalog.name!r}")
+        raise no_such_view(catalog, levels)
     if not yes:
         if not stdin_is_interactive():
             raise CliUsageError(
@@ -40,7 +43,9 @@ def drop(state: State, view: str, yes: bool) -> None:
             )
         if not click.confirm(f"Drop view {label} from catalog {catalog.name!r}?", default=False, err=True):
             raise CliError(f"{label} was not dropped")
-    if not catalog.drop_view(levels):
+    with committing("the drop"):
+        dropped = catalog.drop_view(levels)
+    if not dropped:
         raise NotFound(f"view {label} does not exist in catalog {catalog.name!r}")
     out = state.out
     if out.is_json:

@@ -8,9 +8,10 @@ from typing import Any
 import click
 from rich.text import Text
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.describe import dialects_text, engine, namespace_text, version_json
-from iceview.cli.output import Output, table
+from iceview.cli.output import fit_columns, table
 from iceview.cli.targets import Target, load_target
 from iceview.cli.times import iso_utc
 from iceview.spec import ViewMetadata
@@ -52,8 +53,8 @@ def periods(md: ViewMetadata) -> list[Period]:
     return out
 
 
-@command("history", "Show the version log of a view.")
-@click.argument("view")
+@command("history", "Show the version log of a view.", tabular=True)
+@click.argument("view", shell_complete=completion.views)
 @common_options
 @pass_state
 def history(state: State, view: str) -> None:
@@ -73,14 +74,26 @@ def history(state: State, view: str) -> None:
             }
         )
         return
-    _text(target, log, state.out)
+    if state.out.is_tabular:  # the version log, one period per row
+        fields = ["version-id", "from", "until", "current", "rollback", "retained"]
+        state.out.delimited(
+            fields,
+            [[_field(p.to_json()[f]) for f in fields] for p in log],
+        )
+        return
+    _text(target, log, state)
 
 
-def _text(target: Target, log: list[Period], out: Output) -> None:
+def _field(value: object) -> object:
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def _text(target: Target, log: list[Period], state: State) -> None:
     md = target.metadata
+    out = state.out
     out.line((target.label, "bold cyan"), f": current version {md.current_version_id}")
     out.blank()
-    grid = table("current from (UTC)", "until", "version", "note", title="Version log")
+    grid = table(f"current from ({state.zone})", "until", "version", "note", title="Version log")
     for period in log:
         notes: list[tuple[str, str]] = []
         if period.rollback:
@@ -91,16 +104,17 @@ def _text(target: Target, log: list[Period], out: Output) -> None:
             notes.append(("expired", "dim"))
         note = Text(", ").join(Text(text, style=style) for text, style in notes)
         grid.add_row(
-            iso_utc(period.start),
-            "now" if period.end is None else iso_utc(period.end),
+            state.time(period.start),
+            "now" if period.end is None else state.time(period.end),
             Text(str(period.version_id), style="bold" if period.end is None else ""),
             note,
         )
+    fit_columns(grid, out.console.width)
     out.print(grid)
     out.blank()
     versions = table(
         "version",
-        "created (UTC)",
+        f"created ({state.zone})",
         "operation",
         "schema",
         "engine",
@@ -111,13 +125,14 @@ def _text(target: Target, log: list[Period], out: Output) -> None:
     for version in sorted(md.versions, key=lambda v: v.version_id):
         versions.add_row(
             str(version.version_id),
-            iso_utc(version.timestamp_ms),
+            state.time(version.timestamp_ms),
             version.operation,
             str(version.schema_id),
             engine(version.summary),
             dialects_text(version),
             namespace_text(version.default_namespace),
         )
+    fit_columns(versions, out.console.width)
     out.print(versions)
     from iceview.view.derived import derived_dialects, refusals
 

@@ -16,10 +16,12 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliUsageError, InvalidMetadata, NotFound
 from iceview.cli.names import format_name, parse_name
-from iceview.cli.output import Output, make_console
+from iceview.cli.output import Output, make_console, stderr_is_terminal
+from iceview.cli.suggest import no_such_view
 from iceview.cli.targets import file_properties, is_file_argument, read_file, walk_views
 
 if TYPE_CHECKING:
@@ -97,7 +99,7 @@ def _file_loader(state: State, location: str) -> Callable[[], ViewMetadata]:
 
 
 @command("lint", "Validate view metadata strictly.")
-@click.argument("targets", nargs=-1, metavar="[FILE|VIEW]...")
+@click.argument("targets", nargs=-1, metavar="[FILE|VIEW]...", shell_complete=completion.views)
 @click.option("--all", "all_views", is_flag=True, help="Lint every view in the catalog.")
 @common_options
 @pass_state
@@ -128,7 +130,7 @@ def lint(state: State, targets: tuple[str, ...], all_views: bool) -> None:
         except NoSuchViewError:
             if all_views:  # dropped while we were linting
                 continue
-            raise NotFound(f"view {label} does not exist in catalog {state.catalog().name!r}") from None
+            raise no_such_view(state.catalog(), parse_name(label)) from None
     _report(results, state.out, show_clean=not all_views)
     if any(r.findings for r in results):
         ctx.exit(1)
@@ -138,12 +140,11 @@ def _progress(
     jobs: list[tuple[str, str, Callable[[], ViewMetadata]]],
 ) -> Iterable[tuple[str, str, Callable[[], ViewMetadata]]]:
     """The jobs, with a progress bar on stderr when it is a terminal."""
-    console = make_console(stderr=True)
-    if len(jobs) < 2 or not console.is_terminal:
+    if len(jobs) < 2 or not stderr_is_terminal():
         return jobs
     from rich.progress import track
 
-    return track(jobs, description="linting", console=console, transient=True)
+    return track(jobs, description="linting", console=make_console(stderr=True), transient=True)
 
 
 def _report(results: list[Checked], out: Output, show_clean: bool) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.names import format_name, parse_namespace
 from iceview.cli.targets import walk_views
 
 
-@command("list", "List views.")
-@click.argument("namespace", required=False)
+@command("list", "List views.", tabular=True)
+@click.argument("namespace", required=False, shell_complete=completion.namespaces)
 @common_options
 @pass_state
 def list_views(state: State, namespace: str | None) -> None:
@@ -18,9 +19,9 @@ def list_views(state: State, namespace: str | None) -> None:
     levels = parse_namespace(namespace)
     catalog = state.catalog()
     found = [format_name(view) for view in walk_views(catalog, levels)]
-    out = state.out
-    if out.is_json:
-        out.json({"catalog": catalog.name, "namespace": format_name(levels) or None, "views": found})
-        return
-    for name in found:
-        out.line(name)
+    state.out.rows(
+        ["view"],
+        [[name] for name in found],
+        {"catalog": catalog.name, "namespace": format_name(levels) or None, "views": found},
+        plain=True,
+    )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
-from iceview.cli.errors import NotFound
 from iceview.cli.names import format_name, parse_namespace
+from iceview.cli.suggest import no_such_namespace
 
 
-@command("namespaces", "List namespaces.")
-@click.argument("parent", required=False)
+@command("namespaces", "List namespaces.", tabular=True)
+@click.argument("parent", required=False, shell_complete=completion.namespaces)
 @common_options
 @pass_state
 def namespaces(state: State, parent: str | None) -> None:
@@ -22,12 +23,10 @@ def namespaces(state: State, parent: str | None) -> None:
     try:
         found = [format_name(ns) for ns in catalog.list_namespaces(levels)]
     except NoSuchNamespaceError:
-        raise NotFound(
-            f"namespace {format_name(levels)} does not exist in catalog {catalog.name!r}"
-        ) from None
-    out = state.out
-    if out.is_json:
-        out.json({"catalog": catalog.name, "parent": format_name(levels) or None, "namespaces": found})
-        return
-    for name in found:
-        out.line(name)
+        raise no_such_namespace(catalog, levels) from None
+    state.out.rows(
+        ["namespace"],
+        [[name] for name in found],
+        {"catalog": catalog.name, "parent": format_name(levels) or None, "namespaces": found},
+        plain=True,
+    )

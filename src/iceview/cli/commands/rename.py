@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import click
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import NotFound
+from iceview.cli.interrupts import committing
 from iceview.cli.names import format_name, parse_name
+from iceview.cli.suggest import no_such_view
 
 
 @command("rename", "Rename a view.")
-@click.argument("view")
+@click.argument("view", shell_complete=completion.views)
 @click.argument("new")
 @common_options
 @pass_state
@@ -25,9 +28,10 @@ def rename(state: State, view: str, new: str) -> None:
         target = (*source[:-1], target[0])
     catalog = state.catalog()
     try:
-        catalog.rename_view(source, target)
+        with committing("the rename"):
+            catalog.rename_view(source, target)
     except NoSuchViewError:
-        raise NotFound(f"view {format_name(source)} does not exist in catalog {catalog.name!r}") from None
+        raise no_such_view(catalog, source) from None
     except NoSuchNamespaceError:
         raise NotFound(
             f"cannot rename {format_name(source)} to {format_name(target)}: namespace "

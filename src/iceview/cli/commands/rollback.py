@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import click
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliError, CliUsageError, NotFound
+from iceview.cli.interrupts import committing
 from iceview.cli.targets import load_view, require_version
-from iceview.cli.times import iso_utc, parse_timestamp
+from iceview.cli.times import parse_timestamp
 
 
 @command("rollback", "Make an earlier version current again.")
-@click.argument("view")
+@click.argument("view", shell_complete=completion.views)
 @click.option("--to", "to", type=int, metavar="N", help="The version id to make current.")
 @click.option(
     "--at",
     "at",
     metavar="TIMESTAMP",
     help="Make current the version that was current at this time: ISO-8601 (UTC unless an offset "
-    "is given) or epoch milliseconds.",
+    "is given), or epoch time with its unit (1714566600000ms, 1714566600s; a bare number of 12 "
+    "digits or more is milliseconds).",
 )
 @common_options
 @pass_state
@@ -29,20 +32,20 @@ def rollback(state: State, view: str, to: int | None, at: str | None) -> None:
 
     if (to is None) == (at is None):
         raise CliUsageError("give exactly one of --to N and --at TIMESTAMP", click.get_current_context())
+    moment = parse_timestamp(at) if at is not None else None
     target = load_view(state, view)
     md = target.metadata
     assert target.view is not None
     before = md.current_version_id
-    if at is not None:
-        moment = parse_timestamp(at)
+    if moment is not None:
         found = md.history.version_at(moment)
         if found is None:
             first = md.history[0].timestamp_ms if len(md.history) else None
-            since = f"; its version log starts at {iso_utc(first)}" if first is not None else ""
-            raise NotFound(f"no version of {target.label} was current at {iso_utc(moment)}{since}")
+            since = f"; its version log starts at {state.time(first)}" if first is not None else ""
+            raise NotFound(f"no version of {target.label} was current at {state.time(moment)}{since}")
         if found not in md.version_ids:
             raise NotFound(
-                f"version {found} was current in {target.label} at {iso_utc(moment)}, but it is no longer retained"
+                f"version {found} was current in {target.label} at {state.time(moment)}, but it is no longer retained"
             )
         to = found
     assert to is not None
@@ -56,7 +59,8 @@ def rollback(state: State, view: str, to: int | None, at: str | None) -> None:
             out.line(message)
         return
     try:
-        target.view.set_current_version(to)
+        with committing("the rollback"):
+            target.view.set_current_version(to)
     except DialectDropError as e:
         raise CliError(
             f"{e} (to allow it: iceview set-property {target.label} replace.drop-dialect.allowed true)"

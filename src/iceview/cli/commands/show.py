@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import click
-from rich.syntax import Syntax
 from rich.text import Text
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.describe import namespace_text, schema_json, summary_text, version_json
 from iceview.cli.output import Output, table
 from iceview.cli.schemas import columns
 from iceview.cli.targets import Target, load_target
-from iceview.cli.times import iso_utc
 from iceview.spec import SQLRepresentation
 
 
 @command("show", "Show a view's current version.")
-@click.argument("view")
+@click.argument("view", shell_complete=completion.views)
 @common_options
 @pass_state
 def show(state: State, view: str) -> None:
@@ -63,7 +62,7 @@ def _text(target: Target, out: Output, state: State) -> None:
             "current version",
             Text.assemble(
                 (str(current.version_id), "bold"),
-                f" ({current.operation}, {iso_utc(current.timestamp_ms)}, "
+                f" ({current.operation}, {state.time(current.timestamp_ms)}, "
                 f"{len(md.versions)} version{'' if len(md.versions) == 1 else 's'} retained)",
             ),
         ),
@@ -94,7 +93,7 @@ def _text(target: Target, out: Output, state: State) -> None:
         if isinstance(rep, SQLRepresentation):
             how = f", derived from {source}" if rep.dialect.lower() in derived else ""
             out.line(("SQL", "bold"), " (", (rep.dialect, "bold magenta"), how, ")")
-            out.print(Syntax(rep.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True))
+            out.code(rep.sql, "sql")
         else:
             out.line(("representation", "bold"), f" of unknown type {rep.type!r}: {dict(rep.raw)}")
     for dialect, codes in refusals(current).items():

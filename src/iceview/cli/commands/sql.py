@@ -16,14 +16,15 @@ from rich.text import Text
 
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.engines import ENGINES, Result, cell_text, json_value, run_duckdb, run_spark, unique_names
-from iceview.cli.errors import CliUsageError, NotFound, TranslationRefused
-from iceview.cli.names import format_name, parse_namespace
-from iceview.cli.output import table
-from iceview.cli.translation import read_text, refused, warn
+from iceview.cli.errors import CliUsageError, TranslationRefused, warn
+from iceview.cli.names import parse_namespace
+from iceview.cli.output import fit_columns, table
+from iceview.cli.suggest import no_such_namespace
+from iceview.cli.translation import read_text, refused
 from iceview.errors import MissingDialectError, TranslationError, ViewTranslationRefusedError
 
 
-@command("sql", "Run a query over the catalog's views with DuckDB or Spark.")
+@command("sql", "Run a query over the catalog's views with DuckDB or Spark.", tabular=True)
 @click.argument("query")
 @click.option(
     "--engine",
@@ -70,7 +71,7 @@ def sql(
         raise CliUsageError("--namespace cannot be empty", ctx)
     catalog = state.catalog()
     if namespace is not None and not catalog.namespace_exists(levels):
-        raise NotFound(f"namespace {format_name(levels)} does not exist in catalog {catalog.name!r}")
+        raise no_such_namespace(catalog, levels)
     strict = not lenient
     try:
         if engine == "spark":
@@ -95,9 +96,14 @@ def sql(
         warn(f"unsafe translation: {issue}")
 
 
+_ABOUT_WORDS = {"DESCRIBE", "DESC", "EXPLAIN", "SUMMARIZE", "SHOW"}
+_EXPLAIN_OPTIONS = {"ANALYZE", "EXTENDED", "FORMATTED", "CODEGEN", "COST"}
+
+
 def _require_query(text: str, engine: str, ctx: click.Context) -> None:
-    """Refuse statements other than one query (CREATE, INSERT, ALTER, CALL, ...). SQL that does not
-    parse is left to the engine, which says what is wrong with it."""
+    """Refuse statements other than one query (CREATE, INSERT, ALTER, CALL, ...) or a read-only
+    DESCRIBE, EXPLAIN or SHOW (SUMMARIZE in DuckDB). SQL that does not parse is left to the engine,
+    which says what is wrong with it."""
     import sqlglot
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
@@ -113,19 +119,42 @@ def _require_query(text: str, engine: str, ctx: click.Context) -> None:
         logger.setLevel(level)
     if len(statements) > 1:
         raise CliUsageError(f"give one query, not {len(statements)} statements", ctx)
-    if statements and not isinstance(statements[0], (exp.Query, exp.Values)):
-        kind = text.split(None, 1)[0].upper() if text.split() else "?"
+    if not statements or isinstance(statements[0], (exp.Query, exp.Values, exp.Describe)):
+        return
+    words = text.split()
+    kind = words[0].upper()
+    if kind == "SHOW" and engine == "duckdb":
         raise CliUsageError(
-            f"iceview sql runs queries only (SELECT, WITH, VALUES, ...), not {kind}: it does not change the catalog",
+            "SHOW in DuckDB lists DuckDB's own objects, not the catalog's: use 'iceview tables', "
+            "'iceview list' or 'iceview namespaces' (or --engine spark)",
             ctx,
         )
+    if kind in _ABOUT_WORDS and (engine == "duckdb" or kind != "SUMMARIZE"):
+        if kind == "EXPLAIN":  # EXPLAIN ANALYZE runs its statement: it must be a query too
+            rest = words[1:]
+            while rest and rest[0].upper() in _EXPLAIN_OPTIONS:
+                rest = rest[1:]
+            _require_query(text.split(None, len(words) - len(rest))[-1] if rest else "", engine, ctx)
+        return
+    raise CliUsageError(
+        f"iceview sql does not change the catalog: it runs queries (SELECT, WITH, VALUES, ...) "
+        f"and DESCRIBE, EXPLAIN and SHOW, not {kind}",
+        ctx,
+    )
 
 
 def _print(state: State, result: Result) -> None:
     out = state.out
+    names = unique_names(result.columns)
     if out.is_json:
-        names = unique_names(result.columns)
         out.json([{name: json_value(v) for name, v in zip(names, row, strict=True)} for row in result.rows])
+        return
+    if out.is_tabular or not out.is_terminal:  # csv, tsv, or the plain form in a pipe
+        out.delimited(
+            result.columns,
+            ([cell_text(v) for v in row] for row in result.rows),
+            delimiter="" if out.is_tabular else "\t",
+        )
         return
     grid: Table = table(*result.columns)
     for i, column in enumerate(grid.columns):
@@ -135,6 +164,7 @@ def _print(state: State, result: Result) -> None:
         cells = [cell_text(v) for v in row]
         grid.add_row(*(Text("NULL", style="dim") if c is None else c for c in cells))
     if result.columns:
+        fit_columns(grid, out.console.width)
         out.print(grid)
     count = len(result.rows)
     out.line((f"{count} row{'' if count == 1 else 's'}", "dim"))

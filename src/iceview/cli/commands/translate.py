@@ -8,10 +8,10 @@ stderr.
 from __future__ import annotations
 
 import click
-from rich.syntax import Syntax
 
+from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
-from iceview.cli.errors import CatalogUnavailable, CliUsageError, TranslationRefused
+from iceview.cli.errors import CatalogUnavailable, CliUsageError, TranslationRefused, warn
 from iceview.cli.names import parse_namespace
 from iceview.cli.targets import load_view
 from iceview.cli.translation import (
@@ -24,14 +24,13 @@ from iceview.cli.translation import (
     run,
     text_source,
     view_source,
-    warn,
 )
 
 DIALECT = click.Choice(DIALECTS, case_sensitive=False)
 
 
 @command("translate", "Translate SQL text or a view's SQL into another dialect.")
-@click.argument("view", required=False, metavar="[VIEW]")
+@click.argument("view", required=False, metavar="[VIEW]", shell_complete=completion.views)
 @click.option(
     "--sql", "sql_text", metavar="TEXT", help="SQL text to translate instead of a view ('-': stdin)."
 )
@@ -151,6 +150,6 @@ def _translate(state: State, label: str | None, source: Source, target: str, *, 
     if out.is_json:
         out.json({**base, "sql": result.sql, "warnings": issues_json(result.warnings), "refused": []})
         return
-    out.print(Syntax(result.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True))
+    out.code(result.sql, "sql")
     for issue in result.warnings:
         warn(f"unsafe: {issue}")
