@@ -302,13 +302,18 @@ def test_interrupt_cancels_a_duckdb_query(demo: Demo) -> None:
         text=True,
         preexec_fn=default_sigint,
     )
-    time.sleep(4)  # start-up, then the query is running
-    assert process.poll() is None
-    started = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
-    assert (process.returncode, stdout, stderr) == (130, "", "iceview: interrupted\n")
-    assert time.monotonic() - started < 10  # cancelled, not run to its end
+    try:
+        time.sleep(4)  # start-up, then the query is running
+        assert process.poll() is None
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+        assert (process.returncode, stdout, stderr) == (130, "", "iceview: interrupted\n")
+        assert time.monotonic() - started < 10  # cancelled, not run to its end
+    finally:
+        if process.poll() is None:  # a query that was not cancelled must not outlive the test
+            process.kill()
+            process.wait()
 
 
 def test_interrupt_during_a_commit_waits_for_it(
