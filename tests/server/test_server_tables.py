@@ -150,6 +150,35 @@ def test_create_conflicts_use_java_texts(client: TestClient, created: dict[str, 
         ({"name": "t", "schema": SCHEMA, "properties": {"k": 1}}, "$.properties.k"),
         ({"name": "t", "schema": SCHEMA, "stage-create": "maybe"}, "$.stage-create"),
         ({"name": 3, "schema": SCHEMA}, "$.name"),
+        # found by the fuzzer: PyIceberg fills in a sort order's missing order-id and fields
+        ({"name": "t", "schema": SCHEMA, "write-order": {"": []}}, "$.write-order.order-id"),
+        ({"name": "t", "schema": SCHEMA, "write-order": {"order-id": 0}}, "$.write-order.fields"),
+        (
+            {
+                "name": "t",
+                "schema": SCHEMA,
+                "write-order": {"order-id": 1, "fields": [{"source-id": 1, "transform": "identity"}]},
+            },
+            "$.write-order.fields[0].direction",
+        ),
+        ({"name": "t", "schema": SCHEMA, "partition-spec": {"spec-id": 0}}, "$.partition-spec.fields"),
+        (
+            {"name": "t", "schema": SCHEMA, "partition-spec": {"fields": [{"source-id": "1"}]}},
+            "$.partition-spec.fields[0].source-id",
+        ),
+        # a default that does not fit its type fails inside PyIceberg with a TypeError
+        (
+            {
+                "name": "t",
+                "schema": {
+                    "type": "struct",
+                    "fields": [
+                        {"id": 1, "name": "b", "required": False, "type": "fixed[2]", "initial-default": 17}
+                    ],
+                },
+            },
+            "$.schema",
+        ),
     ],
 )
 def test_bad_create_requests_are_400_with_the_path(
@@ -328,6 +357,27 @@ def test_re_adding_an_existing_schema_does_not_duplicate_it(
             "$.updates[0].updates",
         ),
         ({"requirements": [], "updates": "all"}, 400, "BadRequestException", "$.updates"),
+        (
+            {"requirements": [], "updates": [{"action": "add-sort-order", "sort-order": {"fields": []}}]},
+            400,
+            "BadRequestException",
+            "$.updates[0].sort-order.order-id",
+        ),
+        (
+            {"requirements": [], "updates": [{"action": "add-spec", "spec": {"spec-id": 1}}]},
+            400,
+            "BadRequestException",
+            "$.updates[0].spec.fields",
+        ),
+        (
+            {
+                "requirements": [],
+                "updates": [{"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1}]}}],
+            },
+            400,
+            "BadRequestException",
+            "$.updates[0].schema.fields[0].name",
+        ),
         ({}, 400, "BadRequestException", "$.requirements"),
         ({"requirements": []}, 400, "BadRequestException", "$.updates"),
         (

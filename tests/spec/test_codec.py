@@ -725,3 +725,15 @@ def test_corpus_file_outcome(name: str, error: str | None) -> None:
         with pytest.raises(InvalidMetadataError) as info:
             ViewMetadata.from_json(data)
         assert info.value.message == error
+
+
+@pytest.mark.parametrize(("ftype", "default"), [("fixed[2]", 17), ("decimal(3,1)", "x")])
+def test_a_default_that_does_not_fit_its_type_is_invalid_metadata(ftype: str, default: Any) -> None:
+    # PyIceberg fails with TypeError or decimal.InvalidOperation while it reads such a default
+    doc = base_doc()
+    doc["schemas"][0]["fields"][0].update({"type": ftype, "initial-default": default})
+    md = ViewMetadata.from_json(json.dumps(doc))
+    with pytest.raises(InvalidMetadataError) as info:
+        _ = md.schema
+    assert info.value.message.startswith("Cannot parse schema: a default value does not fit its field's type")
+    assert info.value.path == "$.schemas[0]"

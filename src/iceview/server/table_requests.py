@@ -1,6 +1,7 @@
 """The table requests and answers of the REST protocol, read and written with PyIceberg's own
 models (``pyiceberg.catalog.rest``, ``pyiceberg.table``): a field PyIceberg cannot read is a 400
-that names its JSON path; nothing about tables is checked here that PyIceberg checks itself.
+that names its JSON path. Checked here beforehand: what PyIceberg would fill with a default
+(a sort order's missing ``order-id``) and schemas, by the rules of Java's ``SchemaParser``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pyiceberg.table.update import (
     TableUpdate,
 )
 
+from iceview.errors import InvalidMetadataError
 from iceview.identifiers import ViewIdentifier
 from iceview.server.errors import bad_request
 from iceview.server.protocol import (
@@ -32,6 +34,7 @@ from iceview.server.protocol import (
     get_string,
     get_string_list,
 )
+from iceview.spec.schema import normalize_schema_json, schema_from_json
 
 __all__ = [
     "LOCATION_PROPERTIES",
@@ -83,6 +86,60 @@ def _validated(model: type[M], data: Mapping[str, Any], what: str) -> M:
         first = e.errors()[0]
         more = f" (and {e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
         raise bad_request(f"Invalid {what}: {first['msg']}{more}", json_path(first["loc"], data)) from None
+    except (TypeError, ArithmeticError) as e:
+        # some PyIceberg validators fail outside pydantic (a default value that does not fit)
+        raise bad_request(f"Invalid {what}: {type(e).__name__}: {e}") from None
+
+
+# The required members of the table objects inside requests, as the REST spec and Java's parsers
+# (SortOrderParser, PartitionSpecParser) have them. PyIceberg's models fill a missing order-id or
+# list of fields with defaults, so a malformed request would otherwise create a table.
+_SORT_FIELD = {"source-id": "integer", "transform": "string", "direction": "string", "null-order": "string"}
+_PARTITION_FIELD = {"source-id": "integer", "transform": "string", "name": "string"}
+_SHAPES: dict[str, dict[str, Any]] = {
+    "sort order": {"order-id": "integer", "fields": [_SORT_FIELD]},
+    "partition spec": {"fields": [_PARTITION_FIELD]},
+}
+_KINDS = {"integer": "an integer", "string": "a string"}
+
+
+def _check_shape(value: Any, shape: Mapping[str, Any], what: str, path: str) -> None:
+    if type(value) is not dict:
+        raise bad_request(f"Invalid {what}: expected an object", path)
+    for key, kind in shape.items():
+        if value.get(key) is None:
+            raise bad_request(f"Invalid {what}: missing field {key}", f"{path}.{key}")
+        item = value[key]
+        if isinstance(kind, list):
+            if type(item) is not list:
+                raise bad_request(f"Invalid {what}: {key} must be an array", f"{path}.{key}")
+            for i, element in enumerate(item):
+                _check_shape(element, kind[0], what, f"{path}.{key}[{i}]")
+        elif not _is(kind, item):
+            raise bad_request(f"Invalid {what}: {key} must be {_KINDS[kind]}", f"{path}.{key}")
+
+
+def _check_schema(node: Any, what: str, path: str) -> dict[str, Any]:
+    """A schema checked as Java's ``SchemaParser`` checks it (the view format's rules)."""
+    try:
+        normalized = normalize_schema_json(node, path)
+        schema_from_json(normalized, path)
+    except InvalidMetadataError as e:
+        raise bad_request(f"Invalid {what}: {e.message}", e.path) from None
+    return normalized
+
+
+def _check_table_objects(body: Mapping[str, Any], keys: Mapping[str, str], what: str, path: str) -> None:
+    """The schema, partition spec and sort order members of ``body`` (``keys`` maps each member
+    to ``schema`` or a key of ``_SHAPES``), where present and not null."""
+    for key, kind in keys.items():
+        node = body.get(key)
+        if node is None:
+            continue
+        if kind == "schema":
+            _check_schema(node, what, f"{path}.{key}")
+        else:
+            _check_shape(node, _SHAPES[kind], what, f"{path}.{key}")
 
 
 def parse_create(namespace: Sequence[str], body: Mapping[str, Any]) -> CreateTableRequest:
@@ -91,6 +148,9 @@ def parse_create(namespace: Sequence[str], body: Mapping[str, Any]) -> CreateTab
     check_new_identifier(namespace, get_string(body, "name", what) or "", "table")
     if "schema" not in body:
         raise bad_request(f"Invalid {what}: missing field schema", "$.schema")
+    _check_table_objects(
+        body, {"schema": "schema", "partition-spec": "partition spec", "write-order": "sort order"}, what, "$"
+    )
     data = {"location": None, "partition-spec": None, "write-order": None, **body}
     if type(data.get("properties")) is dict:
         for key, value in data["properties"].items():
@@ -124,8 +184,19 @@ def parse_commit(ident: ViewIdentifier, body: Mapping[str, Any]) -> CommitTableR
             raise bad_request(f"Invalid {what}: missing field {key}", f"$.{key}")
         if type(body[key]) is not list:
             raise bad_request(f"Invalid {what}: {key} must be an array", f"$.{key}")
+    for i, update in enumerate(body["updates"]):
+        if type(update) is dict:
+            keys = _UPDATE_OBJECTS.get(update.get("action"), {})
+            _check_table_objects(update, keys, what, f"$.updates[{i}]")
     data = {**body, "identifier": {"namespace": list(ident.namespace), "name": ident.name}}
     return _validated(CommitTableRequest, data, what)
+
+
+_UPDATE_OBJECTS: dict[Any, dict[str, str]] = {
+    "add-schema": {"schema": "schema"},
+    "add-spec": {"spec": "partition spec"},
+    "add-sort-order": {"sort-order": "sort order"},
+}
 
 
 def parse_identifier(body: Mapping[str, Any], key: str, what: str) -> ViewIdentifier:

@@ -292,6 +292,14 @@ def schema_from_json(normalized: dict[str, Any], path: str = "$") -> Schema:
         ) from None
     except ValueError as e:
         raise InvalidMetadataError(f"Cannot parse schema: {e}", path) from None
+    except (TypeError, ArithmeticError) as e:
+        # PyIceberg reads a field's default values while it builds the field, and a default that
+        # does not fit the type fails there with TypeError or decimal.InvalidOperation
+        detail = "" if str(e).startswith("[<class") else f": {e}"
+        raise InvalidMetadataError(
+            f"Cannot parse schema: a default value does not fit its field's type ({type(e).__name__}{detail})",
+            path,
+        ) from None
 
 
 def schema_to_json(schema: Schema, schema_id: int | None = None) -> dict[str, Any]:
