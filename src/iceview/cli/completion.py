@@ -15,6 +15,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from iceview.cli.names import format_name
+from iceview.cli.walk import walk
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
@@ -47,23 +48,14 @@ def _items(names: Iterable[str], incomplete: str) -> list[CompletionItem]:
     return out
 
 
-def _walk(catalog: Catalog, namespace: tuple[str, ...], views: bool) -> Iterable[str]:
-    for child in catalog.list_namespaces(namespace):
-        level = tuple(child)
-        if not views:
-            yield format_name(level)
-        else:
-            yield from (format_name(v) for v in catalog.list_views(level))
-        yield from _walk(catalog, level, views)
-
-
 def _complete(views: bool) -> Callable[[click.Context, click.Parameter, str], list[CompletionItem]]:
     def complete(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
         catalog = _catalog(ctx)
         if catalog is None:
             return []
         try:
-            return _items(_walk(catalog, (), views), incomplete)
+            names = walk(catalog, "views" if views else "namespaces")
+            return _items((format_name(name) for name in names), incomplete)
         except Exception:
             return []
         finally:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from iceview.cli.errors import NotFound
 from iceview.cli.names import format_name
+from iceview.cli.walk import walk
 from iceview.errors import IceviewError
 
 if TYPE_CHECKING:
@@ -37,12 +38,6 @@ def _did_you_mean(names: Sequence[str]) -> str:
     if not names:
         return ""
     return "; did you mean " + " or ".join(names) + "?"
-
-
-def _views_below(catalog: Catalog, namespace: tuple[str, ...]) -> Iterable[tuple[str, ...]]:
-    yield from catalog.list_views(namespace) if namespace else ()
-    for child in catalog.list_namespaces(namespace):
-        yield from _views_below(catalog, tuple(child))
 
 
 def no_such_view(catalog: Catalog, levels: Sequence[str]) -> NotFound:
@@ -71,7 +66,7 @@ def no_such_view(catalog: Catalog, levels: Sequence[str]) -> NotFound:
             views = {v[-1]: format_name(v) for v in catalog.list_views(parent)}
             hint = _did_you_mean([views[n] for n in _close(name[-1], views)])
         else:  # a bare name: the views of that name, or close to it, in any namespace
-            everywhere = list(itertools.islice(_views_below(catalog, ()), _MAX_CANDIDATES))
+            everywhere = list(itertools.islice(walk(catalog, "views"), _MAX_CANDIDATES))
             found = [format_name(v) for v in everywhere if v[-1] == name[-1]]
             if found:
                 return NotFound(

@@ -9,13 +9,13 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from iceview.cli.errors import InvalidMetadata, NotFound, metadata_problem, warn
 from iceview.cli.names import format_name, parse_name
-from iceview.cli.suggest import no_such_namespace, no_such_view
+from iceview.cli.suggest import no_such_view
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
@@ -31,7 +31,6 @@ __all__ = [
     "load_view",
     "read_file",
     "require_version",
-    "walk_views",
 ]
 
 
@@ -158,21 +157,6 @@ def load_target(state: State, argument: str) -> Target:
     if is_file_argument(argument):
         return Target(argument, "file", read_file(argument, file_properties(state)))
     return load_view(state, argument)
-
-
-def walk_views(catalog: Catalog, namespace: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    """Every view at or below ``namespace``, namespace by namespace, sorted."""
-    from iceview.errors import NoSuchNamespaceError
-
-    try:
-        views = catalog.list_views(namespace)
-    except NoSuchNamespaceError:
-        if namespace:
-            raise no_such_namespace(catalog, namespace) from None
-        views = []  # nothing lives in the root namespace itself
-    yield from views
-    for child in catalog.list_namespaces(namespace):
-        yield from walk_views(catalog, tuple(child))
 
 
 def require_version(target: Target, version_id: int) -> None:

@@ -22,7 +22,8 @@ from iceview.cli.errors import CliUsageError, InvalidMetadata, NotFound
 from iceview.cli.names import format_name, parse_name
 from iceview.cli.output import Output, make_console, stderr_is_terminal
 from iceview.cli.suggest import no_such_view
-from iceview.cli.targets import file_properties, is_file_argument, read_file, walk_views
+from iceview.cli.targets import file_properties, is_file_argument, read_file
+from iceview.cli.walk import walk
 
 if TYPE_CHECKING:
     from iceview.spec import ViewMetadata
@@ -114,7 +115,7 @@ def lint(state: State, targets: tuple[str, ...], all_views: bool) -> None:
         raise CliUsageError("give metadata files or view names, or --all (not both)", ctx)
     jobs: list[tuple[str, str, Callable[[], ViewMetadata]]] = []
     if all_views:
-        for levels in walk_views(state.catalog()):
+        for levels in walk(state.catalog(), "views"):
             jobs.append((format_name(levels), "view", _view_loader(state, tuple(levels))))
     else:
         for target in targets:

@@ -3,25 +3,13 @@ the relations a view's SQL reads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
-
 import click
 
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.names import format_name, parse_namespace
 from iceview.cli.suggest import no_such_namespace
-
-if TYPE_CHECKING:
-    from iceview.catalog import Catalog
-
-
-def _walk_tables(catalog: Catalog, namespace: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
-    if namespace:
-        yield from sorted(tuple(t) for t in catalog.list_tables(namespace))
-    for child in catalog.list_namespaces(namespace):
-        yield from _walk_tables(catalog, tuple(child))
+from iceview.cli.walk import walk
 
 
 @command("tables", "List tables.", tabular=True)
@@ -34,7 +22,7 @@ def tables(state: State, namespace: str | None) -> None:
     catalog = state.catalog()
     if levels and not catalog.namespace_exists(levels):
         raise no_such_namespace(catalog, levels)
-    found = [format_name(t) for t in _walk_tables(catalog, levels)]
+    found = [format_name(t) for t in walk(catalog, "tables", levels)]
     state.out.rows(
         ["table"],
         [[name] for name in found],
