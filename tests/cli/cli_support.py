@@ -31,6 +31,7 @@ from pyiceberg.types import (
     TimestampType,
 )
 
+from fixtures.events import create_events_table
 from iceview.catalog.sql import SqlCatalog
 from iceview.cli import cli
 
@@ -62,19 +63,6 @@ USERS_SCHEMA = Schema(
 EVENTS = "default.events"
 BY_SOURCE = "default.events_by_source"
 SOURCE_STATS = "default.source_stats"
-EVENTS_SCHEMA = Schema(
-    NestedField(1, "event_id", LongType(), required=False),
-    NestedField(2, "event_ts", TimestampType(), required=False),
-    NestedField(3, "source", StringType(), required=False),
-)
-EVENT_ROWS = [
-    (1, datetime.datetime(2026, 11, 20, 8, 0), "web"),
-    (2, datetime.datetime(2026, 11, 20, 9, 30), "app"),
-    (3, datetime.datetime(2026, 11, 21, 10, 0), "web"),
-    (4, datetime.datetime(2026, 11, 21, 11, 0), "api"),
-    (5, datetime.datetime(2026, 11, 21, 12, 15), "web"),
-    (6, datetime.datetime(2026, 11, 22, 7, 45), "app"),
-]
 BY_SOURCE_SQL = "SELECT source, count(1) AS events, min(event_ts) AS first_seen\nFROM events\nGROUP BY source"
 BY_SOURCE_SCHEMA = Schema(
     NestedField(1, "source", StringType(), required=False),
@@ -195,24 +183,8 @@ def add_events(demo: Demo) -> Demo:
     """Add the events lake to a demo catalog: the Iceberg table ``default.events`` (6 rows, written
     through PyIceberg), the view ``default.events_by_source`` (Spark SQL) and the view
     ``default.source_stats`` (Trino SQL only)."""
-    import pyarrow as pa
-
     with demo.catalog() as catalog:
-        tables = catalog.table_catalog()
-        try:
-            table = tables.create_table(EVENTS, EVENTS_SCHEMA)
-            ids, times, sources = zip(*EVENT_ROWS, strict=True)
-            table.append(
-                pa.table(
-                    {
-                        "event_id": pa.array(ids, pa.int64()),
-                        "event_ts": pa.array(times, pa.timestamp("us")),
-                        "source": pa.array(sources, pa.string()),
-                    }
-                )
-            )
-        finally:
-            tables.engine.dispose()
+        create_events_table(catalog, EVENTS)
         catalog.create_view(
             BY_SOURCE,
             schema=BY_SOURCE_SCHEMA,

@@ -14,7 +14,6 @@ from cli_support import (
     BY_SOURCE_ROWS,
     BY_SOURCE_SCHEMA,
     BY_SOURCE_SQL,
-    EVENTS_SCHEMA,
     SOURCE_STATS,
     SOURCE_STATS_ROWS,
     VIEW,
@@ -28,6 +27,7 @@ from cli_support import (
 )
 from click.testing import Result
 
+from fixtures.events import EVENTS_SCHEMA
 from iceview.cli import ExitCode
 
 # SQL text has no view schema: the query as it is

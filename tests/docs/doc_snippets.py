@@ -15,7 +15,6 @@ See tests/docs/test_doc_snippets.py for the conventions.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import difflib
 import io
 import re
@@ -24,6 +23,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from fixtures.events import EVENT_ROWS, create_events_table
 
 REPO = Path(__file__).resolve().parents[2]
 SHOWN_ROOT = "/home/me/project"
@@ -181,16 +182,6 @@ def run_page(
 
 # ----------------------------------------------------------------------------- what the pages read
 
-EVENT_ROWS = [
-    (1, datetime.datetime(2026, 11, 20, 8, 0), "web"),
-    (2, datetime.datetime(2026, 11, 20, 9, 30), "app"),
-    (3, datetime.datetime(2026, 11, 21, 10, 0), "web"),
-    (4, datetime.datetime(2026, 11, 21, 11, 0), "api"),
-    (5, datetime.datetime(2026, 11, 21, 12, 15), "web"),
-    (6, datetime.datetime(2026, 11, 22, 7, 45), "app"),
-]
-"""``db.events`` (event_id, event_ts, source): the rows of the CLI demo (tests/cli/cli_support.py)."""
-
 # the view spec's Appendix A, as the demo (examples/pipeline.py) makes it, in namespace db
 APPENDIX_A_1 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM events\nGROUP BY 2"
 APPENDIX_A_2 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM prod.db.events\nGROUP BY 2"
@@ -203,9 +194,8 @@ def build_docs_catalog(root: Path) -> Path:
     Iceberg table ``db.events`` (6 rows, written through PyIceberg) and two views over it, each
     with Spark SQL only: ``db.event_agg`` (Appendix A of the view spec: versions 1 and 2) and
     ``db.daily`` (``n``, ``day``). Returns the configuration file."""
-    import pyarrow as pa
     from pyiceberg.schema import Schema
-    from pyiceberg.types import DateType, IntegerType, LongType, NestedField, StringType, TimestampType
+    from pyiceberg.types import DateType, IntegerType, LongType, NestedField
 
     from iceview.catalog.sql import SqlCatalog
 
@@ -214,11 +204,6 @@ def build_docs_catalog(root: Path) -> Path:
     uri = f"sqlite:///{warehouse / 'catalog.db'}"
     config = root / ".pyiceberg.yaml"
     config.write_text(f"catalog:\n  {CATALOG}:\n    uri: {uri}\n    warehouse: file://{warehouse}\n")
-    events = Schema(
-        NestedField(1, "event_id", LongType(), required=False),
-        NestedField(2, "event_ts", TimestampType(), required=False),
-        NestedField(3, "source", StringType(), required=False),
-    )
     event_agg = Schema(
         NestedField(1, "event_count", IntegerType(), required=False, doc="Count of events"),
         NestedField(2, "event_date", DateType(), required=False),
@@ -230,21 +215,7 @@ def build_docs_catalog(root: Path) -> Path:
     spark = {"engine-name": "spark", "engine-version": "3.5.9"}
     with SqlCatalog(CATALOG, uri=uri, warehouse=f"file://{warehouse}") as catalog:
         catalog.create_namespace("db")
-        tables = catalog.table_catalog()
-        try:
-            table = tables.create_table("db.events", events)
-            ids, times, sources = zip(*EVENT_ROWS, strict=True)
-            table.append(
-                pa.table(
-                    {
-                        "event_id": pa.array(ids, pa.int64()),
-                        "event_ts": pa.array(times, pa.timestamp("us")),
-                        "source": pa.array(sources, pa.string()),
-                    }
-                )
-            )
-        finally:
-            tables.engine.dispose()
+        create_events_table(catalog, "db.events")
         view = catalog.create_view(
             "db.event_agg",
             schema=event_agg,
