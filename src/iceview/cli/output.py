@@ -111,9 +111,12 @@ class Output:
         *,
         plain: bool = False,
         title: str | None = None,
+        right: Sequence[bool] = (),
+        footer: str | None = None,
     ) -> None:
         """Print rows: as ``json_value`` with ``-o json``, CSV or TSV, else a table (``plain``: one
-        value per line, for lists of names)."""
+        value per line, for lists of names). On a terminal, the columns flagged in ``right`` are
+        right-aligned and ``footer`` follows the table, dimmed."""
         if self.is_json:
             self.json(json_value)
             return
@@ -128,10 +131,15 @@ class Output:
             self.delimited(columns, rows, delimiter="\t")
             return
         grid = table(*columns, title=title)
+        for column, flag in zip(grid.columns, right, strict=False):
+            column.justify = "right" if flag else "left"
         for row in rows:
             grid.add_row(*(Text("NULL", style="dim") if v is None else _text(v) for v in row))
-        fit_columns(grid, self.console.width)
-        self.print(grid)
+        if columns:
+            fit_columns(grid, self.console.width)
+            self.print(grid)
+        if footer is not None:
+            self.line((footer, "dim"))
 
     def delimited(
         self, columns: Sequence[str], rows: Iterable[Sequence[object]], delimiter: str = ""

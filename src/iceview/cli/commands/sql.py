@@ -11,14 +11,11 @@ import decimal
 import logging
 
 import click
-from rich.table import Table
-from rich.text import Text
 
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.engines import ENGINES, Result, cell_text, json_value, run_duckdb, run_spark, unique_names
 from iceview.cli.errors import CliUsageError, TranslationRefused, warn
 from iceview.cli.names import parse_namespace
-from iceview.cli.output import fit_columns, table
 from iceview.cli.suggest import no_such_namespace
 from iceview.cli.translation import read_text, refused
 from iceview.errors import MissingDialectError, TranslationError, ViewTranslationRefusedError
@@ -144,30 +141,15 @@ def _require_query(text: str, engine: str, ctx: click.Context) -> None:
 
 
 def _print(state: State, result: Result) -> None:
-    out = state.out
     names = unique_names(result.columns)
-    if out.is_json:
-        out.json([{name: json_value(v) for name, v in zip(names, row, strict=True)} for row in result.rows])
-        return
-    if out.is_tabular or not out.is_terminal:  # csv, tsv, or the plain form in a pipe
-        out.delimited(
-            result.columns,
-            ([cell_text(v) for v in row] for row in result.rows),
-            delimiter="" if out.is_tabular else "\t",
-        )
-        return
-    grid: Table = table(*result.columns)
-    for i, column in enumerate(grid.columns):
-        if _numeric([row[i] for row in result.rows]):
-            column.justify = "right"
-    for row in result.rows:
-        cells = [cell_text(v) for v in row]
-        grid.add_row(*(Text("NULL", style="dim") if c is None else c for c in cells))
-    if result.columns:
-        fit_columns(grid, out.console.width)
-        out.print(grid)
     count = len(result.rows)
-    out.line((f"{count} row{'' if count == 1 else 's'}", "dim"))
+    state.out.rows(
+        result.columns,
+        ([cell_text(v) for v in row] for row in result.rows),
+        [{name: json_value(v) for name, v in zip(names, row, strict=True)} for row in result.rows],
+        right=[_numeric([row[i] for row in result.rows]) for i in range(len(result.columns))],
+        footer=f"{count} row{'' if count == 1 else 's'}",
+    )
 
 
 def _numeric(values: list[object]) -> bool:
