@@ -22,16 +22,14 @@ import datetime
 import decimal
 import math
 import os
-import sys
 import tempfile
-import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from iceview.cli.errors import CliError, NotFound, one_line
+from iceview.cli.interrupts import cancellable
 from iceview.cli.output import progress
 
 if TYPE_CHECKING:
@@ -91,7 +89,7 @@ def run_duckdb(
     try:
         _check_names(catalog, query, namespace, engine.known_catalogs)
         try:
-            columns, rows = _interruptible(run, lambda: _interrupt(engine.connection, duckdb))
+            columns, rows = cancellable(run, lambda: _interrupt(engine.connection, duckdb))
         except duckdb.InterruptException:
             raise KeyboardInterrupt from None  # DuckDB cancelled the query on Ctrl-C
         except duckdb.CatalogException as e:
@@ -115,43 +113,6 @@ def _interrupt(connection: Any, duckdb: Any) -> None:
     instead, and the caller tries again."""
     with contextlib.suppress(duckdb.Error):
         connection.interrupt()
-
-
-_STOP_WAIT = 10.0  # seconds a cancelled query may take to stop before the process ends anyway
-
-
-def _interruptible(work: Callable[[], T], interrupt: Callable[[], object]) -> T:
-    """Run ``work`` (a DuckDB query) in a worker thread while this one waits, so that Ctrl-C is
-    seen at once: DuckDB notices it by itself only now and then. On Ctrl-C the query is cancelled
-    with ``interrupt`` (again until the worker stops: it may be between two DuckDB calls), then
-    KeyboardInterrupt goes on; a worker that does not stop ends with the process."""
-    outcome: list[tuple[bool, Any]] = []
-
-    def target() -> None:
-        try:
-            outcome.append((True, work()))
-        except BaseException as e:  # handed to the waiting thread
-            outcome.append((False, e))
-
-    worker = threading.Thread(target=target, name="iceview-query", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except KeyboardInterrupt:
-        deadline = time.monotonic() + _STOP_WAIT
-        while worker.is_alive() and time.monotonic() < deadline:
-            interrupt()
-            worker.join(0.1)
-        if worker.is_alive():  # closing a connection that is still busy would crash DuckDB
-            sys.stderr.write("iceview: interrupted\n")
-            sys.stderr.flush()
-            os._exit(130)
-        raise
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value  # type: ignore[no-any-return]
 
 
 def _check_names(
