@@ -5,16 +5,19 @@ server comes from ``fixtures.postgres`` (Debian's binaries, started once per ses
 PyIceberg 0.12's own ``SqlCatalog`` on the same database and warehouse, used to make real tables.
 
 The modules in ``REST_MODULES`` also run over REST (``[rest]``): iceview's ``RestCatalog`` on a
-private reference REST server per test (``fixtures.rest_java``: Iceberg Java 1.10.2's
-``CatalogHandlers`` over a ``JdbcCatalog``), with PyIceberg's ``RestCatalog`` as ``tables``; and
-(``[serve]``) the same two clients on a private ``iceview serve`` per test (``fixtures.iceview_serve``:
-iceview's own server, a real process, over its SQL catalog on SQLite).
+reference REST server (``fixtures.rest_java``: Iceberg Java 1.10.2's ``CatalogHandlers`` over a
+``JdbcCatalog``), with PyIceberg's ``RestCatalog`` as ``tables``; and (``[serve]``) the same two
+clients on an ``iceview serve`` (``fixtures.iceview_serve``: iceview's own server, a real process,
+over its SQL catalog on SQLite). Each kind of server is started once for these cases and emptied
+before each test (every view, table and namespace dropped through the REST API, the warehouse
+folder cleared); a server that cannot be emptied is replaced by a new one.
 ``rest_catalog`` and ``rest_ns`` give a test its own namespace on the session's shared server.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,13 +86,90 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("env", backends, indirect=True)
 
 
+class ReusedServer:
+    """One REST server for many tests, each of which finds it empty (see the module's docstring).
+    Starting a server per test cost about two seconds of CPU each, for some 80 cases."""
+
+    def __init__(self, start: Callable[[int], Any]) -> None:
+        self._start = start
+        self._starts = 0
+        self._server: Any = None
+
+    def get(self) -> Any:
+        if self._server is not None:
+            try:
+                _empty(self._server.uri, Path(self._server.warehouse))
+                return self._server
+            except Exception:  # a test left what the API cannot drop (a missing metadata file)
+                self._server.stop()
+                self._server = None
+        self._starts += 1
+        self._server = self._start(self._starts)
+        return self._server
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+
+
+def _empty(uri: str, warehouse: Path) -> None:
+    from iceview.catalog.rest import RestCatalog
+
+    with RestCatalog("empty", uri=uri) as catalog:
+        tables = catalog.table_catalog()
+        namespaces = [tuple(ns) for ns in walk_namespaces(catalog)]
+        for namespace in reversed(namespaces):  # children before their parents
+            for view in catalog.list_views(namespace):
+                catalog.drop_view(view)
+            for table in tables.list_tables(namespace):
+                tables.drop_table(table)
+            catalog.drop_namespace(namespace)
+        close_table_catalog(tables)
+    for child in warehouse.iterdir():
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def walk_namespaces(catalog: Any, parent: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    for child in catalog.list_namespaces(parent):
+        yield tuple(child)
+        yield from walk_namespaces(catalog, tuple(child))
+
+
+@pytest.fixture(scope="session")
+def reused_java_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReusedServer]:
+    from fixtures.java_session import OracleUnavailableError
+    from fixtures.rest_java import start_java_rest_server
+
+    def start(n: int) -> Any:
+        try:
+            return start_java_rest_server(tmp_path_factory.mktemp(f"reused-rest-{n}"))
+        except OracleUnavailableError as e:
+            pytest.fail(f"the Iceberg REST reference server cannot start: {e}", pytrace=False)
+
+    reused = ReusedServer(start)
+    yield reused
+    reused.stop()
+
+
+@pytest.fixture(scope="session")
+def reused_iceview_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReusedServer]:
+    from fixtures.iceview_serve import start_iceview_server
+
+    reused = ReusedServer(lambda n: start_iceview_server(tmp_path_factory.mktemp(f"reused-serve-{n}")))
+    yield reused
+    reused.stop()
+
+
 @pytest.fixture
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> CatalogEnv:
     if request.param == "rest":
-        server = request.getfixturevalue("java_rest_server_factory")()
+        server = request.getfixturevalue("reused_java_server").get()
         return CatalogEnv("rest", server.uri, Path(server.warehouse), server.jdbc_uri)
     if request.param == "serve":
-        served = request.getfixturevalue("iceview_server_factory")()
+        served = request.getfixturevalue("reused_iceview_server").get()
         return ServeEnv("rest", served.uri, served.warehouse)
     warehouse = tmp_path / "warehouse"
     warehouse.mkdir()
