@@ -3,6 +3,8 @@ Java, and catalog views."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -139,19 +141,15 @@ def test_all_with_a_lazily_invalid_view(demo: Demo) -> None:
     assert result.stdout.splitlines()[-1] == "checked 3 views: 2 problems in 1 view"
 
 
-def test_progress_bar_only_on_a_terminal(demo: Demo, monkeypatch: pytest.MonkeyPatch) -> None:
-    shown: list[int] = []
+def test_each_view_is_a_step_of_the_progress_line(demo: Demo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the line itself, on a real terminal: tests/cli/test_cli_progress.py
+    steps: list[str] = []
 
-    def fake_track(jobs: list[object], **_kwargs: object) -> list[object]:
-        shown.append(len(jobs))
-        return jobs
+    @contextlib.contextmanager
+    def record(text: str) -> Iterator[None]:
+        steps.append(text)
+        yield
 
-    monkeypatch.setattr("rich.progress.track", fake_track)
+    monkeypatch.setattr("iceview.cli.commands.lint.step", record)
     assert invoke(demo.env, "lint", "--all").exit_code == 0
-    assert shown == []  # stderr is not a terminal
-    # rich's own "this is a terminal" setting does not count: progress goes to real terminals only
-    assert invoke({**demo.env, "TTY_COMPATIBLE": "1"}, "lint", "--all").exit_code == 0
-    assert shown == []
-    monkeypatch.setattr("iceview.cli.commands.lint.stderr_is_terminal", lambda: True)
-    assert invoke(demo.env, "lint", "--all").exit_code == 0
-    assert shown == [2]
+    assert steps == ["linting analytics.daily.users (1 of 2)", "linting default.event_agg (2 of 2)"]

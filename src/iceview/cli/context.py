@@ -16,6 +16,7 @@ import click
 from iceview.cli import completion
 from iceview.cli.errors import CliUsageError, Interrupted, one_line, translate
 from iceview.cli.output import TABULAR_FORMATS, Output
+from iceview.cli.status import command_status, hide
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
@@ -159,9 +160,11 @@ def _one_line(ctx: click.Context, error: click.UsageError) -> click.UsageError:
 class IceviewCommand(click.Command):
     """A command whose usage errors and failures are one line (with the traceback on --debug),
     and that shows iceview's warnings while it runs. ``tabular`` commands print rows, so they
-    take ``-o csv`` and ``-o tsv``."""
+    take ``-o csv`` and ``-o tsv``. A command that runs for more than a second shows a progress
+    line on a terminal (:mod:`iceview.cli.status`), unless ``progress`` is off (``serve``)."""
 
     tabular = False
+    progress = True
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -176,8 +179,9 @@ class IceviewCommand(click.Command):
             raise CliUsageError(
                 f"-o {state.output_format} is for the commands that print rows ({takes}); use -o json", ctx
             )
+        status = command_status(f"iceview {self.name}") if self.progress else contextlib.nullcontext()
         try:
-            with logging_to_stderr(state.debug):
+            with logging_to_stderr(state.debug), status:
                 return super().invoke(ctx)
         except (click.exceptions.Exit, click.Abort, BrokenPipeError):
             raise
@@ -201,7 +205,7 @@ ROW_COMMANDS = ("namespaces", "list", "tables", "history", "catalogs", "sql")
 
 
 def command(
-    name: str, short_help: str, *, tabular: bool = False
+    name: str, short_help: str, *, tabular: bool = False, progress: bool = True
 ) -> Callable[[Callable[..., Any]], IceviewCommand]:
     """``@click.command`` making an :class:`IceviewCommand`."""
 
@@ -209,6 +213,7 @@ def command(
         made = click.command(name, cls=IceviewCommand, short_help=short_help)(f)
         assert isinstance(made, IceviewCommand)
         made.tabular = tabular
+        made.progress = progress
         assert tabular == (name in ROW_COMMANDS), name
         return made
 
@@ -245,6 +250,7 @@ class _StderrHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
+            hide()
             where = f"{record.name}: " if self.debug else ""
             text = one_line(record.getMessage())
             sys.stderr.write(f"iceview: {record.levelname.lower()}: {where}{text}\n")

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from iceview.cli.errors import CliError, NotFound, one_line
 from iceview.cli.interrupts import cancellable
-from iceview.cli.output import progress
+from iceview.cli.status import step
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
@@ -89,7 +89,8 @@ def run_duckdb(
     try:
         _check_names(catalog, query, namespace, engine.known_catalogs)
         try:
-            columns, rows = cancellable(run, lambda: _interrupt(engine.connection, duckdb))
+            with step("running the query in DuckDB (Ctrl-C cancels it)"):
+                columns, rows = cancellable(run, lambda: _interrupt(engine.connection, duckdb))
         except duckdb.InterruptException:
             raise KeyboardInterrupt from None  # DuckDB cancelled the query on Ctrl-C
         except duckdb.CatalogException as e:
@@ -227,7 +228,7 @@ def run_spark(
         raise CliError("the spark engine starts its own Spark, but this process already runs a Spark session")
     conf = _spark_conf(catalog)
     warnings: list[TranslationIssue] = []
-    with _quiet_spark(debug), progress("starting Spark (this takes a while the first time)"):
+    with _quiet_spark(debug), step("starting Spark (this takes a while the first time)"):
         try:
             spark = local_session(None, iceberg=True, extensions=False, app_name="iceview sql", conf=conf)
         except MissingJarsError as e:
@@ -240,7 +241,7 @@ def run_spark(
         use = [catalog.name, *namespace] if catalog.namespace_exists(namespace) else [catalog.name]
         views.sql("USE " + render_name(use, "spark", always_quote=True))
         try:
-            with progress("running the query in Spark (Ctrl-C cancels it)"):
+            with step("running the query in Spark (Ctrl-C cancels it)"):
                 frame = views.sql(query)
                 columns = list(frame.columns)
                 rows = [tuple(r) for r in frame.collect()]

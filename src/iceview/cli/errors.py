@@ -14,6 +14,7 @@ from typing import IO, Any
 
 import click
 
+from iceview.cli.status import hide
 from iceview.errors import (
     AlreadyExistsError,
     CatalogError,
@@ -110,6 +111,7 @@ def report(message: str, exit_code: int, file: IO[Any] | None = None) -> None:
 
 def warn(message: str) -> None:
     """``iceview: warning: ...`` on stderr, after what is already on stdout."""
+    hide()
     sys.stdout.flush()
     click.echo(f"iceview: warning: {one_line(message)}", err=True)
 

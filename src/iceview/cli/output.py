@@ -8,12 +8,11 @@ keys in a fixed order, no colour.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich import box
@@ -21,7 +20,9 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["Output", "make_console", "progress", "stderr_is_terminal", "table"]
+from iceview.cli.status import hide
+
+__all__ = ["Output", "make_console", "table"]
 
 _UNWRAPPED = 10_000
 
@@ -36,23 +37,6 @@ def make_console(stderr: bool = False) -> Console:
     return Console(
         file=stream, width=width, highlight=False, markup=False, emoji=False, soft_wrap=False, stderr=stderr
     )
-
-
-@contextlib.contextmanager
-def progress(message: str) -> Iterator[None]:
-    """A spinner with ``message`` on stderr while a slow step runs, when stderr is a terminal
-    (scripts and pipes see nothing)."""
-    if not stderr_is_terminal():
-        yield
-        return
-    with make_console(stderr=True).status(message, spinner="dots"):
-        yield
-
-
-def stderr_is_terminal() -> bool:
-    """Whether stderr is a real terminal: progress is shown there only (never in a pipe, a log
-    or a captured run, whatever rich's own settings say)."""
-    return _isatty(sys.stderr)
 
 
 def _isatty(stream: Any) -> bool:
@@ -147,6 +131,7 @@ class Output:
         """A header line and one line per row, separated by commas (``csv``) or tabs (``tsv``, and
         the plain text form); fields are quoted as CSV does where they need it."""
         sep = delimiter or ("\t" if self.format == "tsv" else ",")
+        hide()
         writer = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n")
         writer.writerow(columns)
         for row in rows:
@@ -160,12 +145,14 @@ class Output:
 
     def json(self, value: Any) -> None:
         """Print ``value`` as JSON."""
+        hide()
         sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
     def print(self, *items: RenderableType | str) -> None:
         """Print text or rich renderables (strings are printed as they are, no markup). Off a
         terminal, trailing blanks (tables pad their cells) are removed."""
         soft_wrap = all(isinstance(i, (str, Text)) for i in items)
+        hide()
         console = self.console
         if console.is_terminal:
             console.print(*items, soft_wrap=soft_wrap)
@@ -186,9 +173,11 @@ class Output:
 
     def line(self, *parts: str | tuple[str, str] | Text) -> None:
         """One line from parts: plain strings or ``(text, style)`` pairs."""
+        hide()
         self.console.print(Text.assemble(*parts), soft_wrap=True)
 
     def blank(self) -> None:
+        hide()
         self.console.print()
 
     def fields(self, rows: Iterable[tuple[str, str | Text]]) -> None:

@@ -11,6 +11,7 @@ from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliError, CliUsageError, NotFound
 from iceview.cli.interrupts import committing
 from iceview.cli.names import format_name, parse_name
+from iceview.cli.status import hide
 from iceview.cli.suggest import no_such_view
 
 
@@ -41,6 +42,7 @@ def drop(state: State, view: str, yes: bool) -> None:
                 f"refusing to drop {label} without confirmation: stdin is not a terminal (pass --yes)",
                 click.get_current_context(),
             )
+        hide()  # the progress line, if the catalog was slow to answer
         if not click.confirm(f"Drop view {label} from catalog {catalog.name!r}?", default=False, err=True):
             raise CliError(f"{label} was not dropped")
     with committing("the drop"):

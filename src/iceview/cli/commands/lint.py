@@ -8,7 +8,7 @@ malformed JSON, a missing or mistyped field: the path says where).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,8 @@ from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliUsageError, InvalidMetadata, NotFound
 from iceview.cli.names import format_name, parse_name
-from iceview.cli.output import Output, make_console, stderr_is_terminal
+from iceview.cli.output import Output
+from iceview.cli.status import step
 from iceview.cli.suggest import no_such_view
 from iceview.cli.targets import file_properties, is_file_argument, read_file
 from iceview.cli.walk import walk
@@ -125,9 +126,10 @@ def lint(state: State, targets: tuple[str, ...], all_views: bool) -> None:
                 levels = parse_name(target)
                 jobs.append((format_name(levels), "view", _view_loader(state, levels)))
     results: list[Checked] = []
-    for label, kind, load in _progress(jobs):
+    for i, (label, kind, load) in enumerate(jobs, 1):
         try:
-            results.append(check(label, kind, load))
+            with step(f"linting {label} ({i} of {len(jobs)})"):
+                results.append(check(label, kind, load))
         except NoSuchViewError:
             if all_views:  # dropped while we were linting
                 continue
@@ -135,17 +137,6 @@ def lint(state: State, targets: tuple[str, ...], all_views: bool) -> None:
     _report(results, state.out, show_clean=not all_views)
     if any(r.findings for r in results):
         ctx.exit(1)
-
-
-def _progress(
-    jobs: list[tuple[str, str, Callable[[], ViewMetadata]]],
-) -> Iterable[tuple[str, str, Callable[[], ViewMetadata]]]:
-    """The jobs, with a progress bar on stderr when it is a terminal."""
-    if len(jobs) < 2 or not stderr_is_terminal():
-        return jobs
-    from rich.progress import track
-
-    return track(jobs, description="linting", console=make_console(stderr=True), transient=True)
 
 
 def _report(results: list[Checked], out: Output, show_clean: bool) -> None:

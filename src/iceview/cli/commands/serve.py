@@ -7,7 +7,7 @@ import click
 from iceview.cli.context import State, command, common_options, pass_state
 
 
-@command("serve", "Serve a catalog over the Iceberg REST protocol.")
+@command("serve", "Serve a catalog over the Iceberg REST protocol.", progress=False)
 @click.option(
     "--serve-catalog",
     "serve_catalogs",
