@@ -56,7 +56,7 @@ def test_version_imports_no_library(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["list", "default"], ["namespaces"]])
-def test_listing_an_embedded_catalog_loads_neither_sqlglot_nor_rest(
+def test_listing_an_embedded_catalog_loads_neither_sqlglot_nor_rest_nor_the_format(
     tmp_path: Path, command: list[str]
 ) -> None:
     from iceview.catalog.sql import SqlCatalog
@@ -74,5 +74,14 @@ def test_listing_an_embedded_catalog_loads_neither_sqlglot_nor_rest(
     modules, done = _imported(["-c", "t", *command], env, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "sqlalchemy" in modules  # the SQL catalog did run
-    unexpected = modules & {"sqlglot", "pyiceberg.catalog.rest", "starlette", "uvicorn", "rich.syntax"}
+    unexpected = modules & {
+        "sqlglot",
+        "pyiceberg.catalog.rest",
+        "starlette",
+        "uvicorn",
+        "rich.syntax",
+        "iceview.spec",  # listing names reads no metadata
+        "iceview.view",
+        "pyiceberg.schema",
+    }
     assert not unexpected, sorted(unexpected)

@@ -12,10 +12,13 @@ A ``CommitFailedError`` from ``swap`` is a conflict and is retried with the view
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from iceview.catalog.properties import RetryPolicy
 from iceview.errors import CommitFailedError
-from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, apply
+
+if TYPE_CHECKING:
+    from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate
 
 __all__ = ["commit_with_retries"]
 
@@ -40,6 +43,8 @@ def commit_with_retries(
     change). ``prepare(base, updates)``, when given, makes the updates of each attempt from the
     caller's (derived dialects: :func:`iceview.view.derived.derive_updates`); ``swap`` gets those.
     ``refresh`` raises ``NoSuchViewError`` when the view is gone."""
+    from iceview.spec import apply
+
     pending = [first]
 
     def attempt() -> ViewMetadata:

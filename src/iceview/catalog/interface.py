@@ -16,18 +16,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pyiceberg.schema import Schema
-
 from iceview.errors import NoSuchViewError, ViewAlreadyExistsError
 from iceview.identifiers import IdentifierLike, NamespaceLike, ViewIdentifier, to_identifier
-from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, ViewVersion
-from iceview.view import View, ViewDefinition, source_representation, translate_representations
-from iceview.view.derived import DeriveContext, derive_updates
 
 if TYPE_CHECKING:
+    from pyiceberg.schema import Schema
     from typing_extensions import Unpack
 
-    from iceview.view import DefinitionFields
+    from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, ViewVersion
+    from iceview.view import DefinitionFields, View, ViewDefinition
+
+# The format (iceview.spec, iceview.view, PyIceberg's schemas) is imported where a method needs
+# it, so that listing names (``iceview list``) starts without loading it.
 
 __all__ = ["Catalog", "NamespacePropertiesUpdate", "close_table_catalog"]
 
@@ -74,6 +74,8 @@ class Catalog(ABC):
         """The updates a commit sends: with the derived dialects the view's
         ``iceview.derive-dialects`` asks for made again in every version it adds
         (:func:`iceview.view.derived.derive_updates`), translated with this catalog's schemas."""
+        from iceview.view.derived import DeriveContext, derive_updates
+
         return derive_updates(base, updates, DeriveContext(self.name, self.properties, self._version_schemas))
 
     def _version_schemas(self, sql: str, dialect: str, version: ViewVersion) -> dict[tuple[str, ...], Schema]:
@@ -85,6 +87,8 @@ class Catalog(ABC):
         """The identifier ``commit_view`` was given and, when it is a :class:`View` handle of this
         catalog, the handle's operations: their loaded metadata is then the first base (as Java's
         ``PropertiesUpdate`` refreshes its own operations), so nothing is read twice."""
+        from iceview.view import View
+
         if not isinstance(identifier, View):
             return to_identifier(identifier), None
         return identifier.identifier, identifier.operations if identifier.catalog is self else None
@@ -148,6 +152,8 @@ class Catalog(ABC):
     def _prepared(self, definition: ViewDefinition | None, fields: DefinitionFields) -> ViewDefinition:
         """The definition asked for, with the translations of its ``dialects`` added (and the
         provenance keys in the summary). Unsafe SQL raises; nothing is committed then."""
+        from iceview.view import ViewDefinition, source_representation, translate_representations
+
         d = ViewDefinition.of(definition, **fields)
         if not d.dialects or not d.representations or d.default_namespace is None:
             return d

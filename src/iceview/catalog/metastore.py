@@ -12,11 +12,8 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from pyiceberg.io import FileIO
-
-from iceview import files
-from iceview.catalog.commit import commit_with_retries
 from iceview.catalog.interface import Catalog
 from iceview.catalog.operations import METADATA_CACHE_SIZE, MetadataCache, ViewOperations, read_metadata
 from iceview.catalog.properties import (
@@ -32,9 +29,12 @@ from iceview.errors import (
     ViewAlreadyExistsError,
 )
 from iceview.identifiers import IdentifierLike, ViewIdentifier, to_identifier
-from iceview.spec import AssertCreate, ViewMetadata, ViewRequirement, ViewUpdate, apply
-from iceview.view import View, ViewDefinition
-from iceview.view.changes import create_change, replace_change
+
+if TYPE_CHECKING:
+    from pyiceberg.io import FileIO
+
+    from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate
+    from iceview.view import View, ViewDefinition
 
 __all__ = ["MetastoreViewCatalog"]
 
@@ -60,6 +60,8 @@ class MetastoreViewCatalog(Catalog):
     def io(self) -> FileIO:
         """PyIceberg's FileIO for the catalog properties (``py-io-impl``, ``s3.*``, ...)."""
         if self._io is None:
+            from iceview import files
+
             self._io = files.file_io_for(self.properties.get("warehouse") or "", self.properties)
         return self._io
 
@@ -74,6 +76,8 @@ class MetastoreViewCatalog(Catalog):
         return f"{self.name}.{identifier}"
 
     def _view(self, ops: ViewOperations) -> View:
+        from iceview.view import View
+
         return View(ops, self.full_view_name(ops.identifier), catalog=self)
 
     # -- load ------------------------------------------------------------------------------------
@@ -91,6 +95,9 @@ class MetastoreViewCatalog(Catalog):
         requirements: Sequence[ViewRequirement],
         updates: Sequence[ViewUpdate],
     ) -> View:
+        from iceview.catalog.commit import commit_with_retries
+        from iceview.spec import AssertCreate
+
         ident, handle_ops = self._handle_operations(identifier)
         reuse = isinstance(handle_ops, ViewOperations)
         ops = handle_ops if isinstance(handle_ops, ViewOperations) else self.new_view_ops(ident)
@@ -114,6 +121,8 @@ class MetastoreViewCatalog(Catalog):
     def _commit_create(
         self, ops: ViewOperations, requirements: Sequence[ViewRequirement], updates: Sequence[ViewUpdate]
     ) -> View:
+        from iceview.spec import apply
+
         base = ops.current()
         if base is not None:
             raise ViewAlreadyExistsError(f"View already exists: {ops.identifier}")
@@ -141,6 +150,8 @@ class MetastoreViewCatalog(Catalog):
         if location is None:
             definition.checked("create")
             location = self.default_view_location(identifier)
+        from iceview.view.changes import create_change
+
         change = create_change(definition, location, self._properties(definition))
         # the handle carries what was just read, so the commit does not read it again
         return self.commit_view(self._view(ops), change.requirements, change.updates)
@@ -152,6 +163,8 @@ class MetastoreViewCatalog(Catalog):
         base = ops.current()
         if base is None:
             raise NoSuchViewError(f"View does not exist: {identifier}")
+        from iceview.view.changes import replace_change
+
         change = replace_change(base, definition, self._properties(definition))
         # Java's builder makes one attempt (a conflict is "View was updated concurrently"); iceview
         # re-applies the replace on the refreshed view with the commit.retry.* properties.

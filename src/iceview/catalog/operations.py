@@ -13,11 +13,8 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from pyiceberg.io import FileIO
-
-from iceview import files
 from iceview.errors import (
     CommitFailedError,
     CommitStateUnknownError,
@@ -27,7 +24,11 @@ from iceview.errors import (
     ViewUUIDMismatchError,
 )
 from iceview.identifiers import ViewIdentifier
-from iceview.spec import ViewMetadata
+
+if TYPE_CHECKING:
+    from pyiceberg.io import FileIO
+
+    from iceview.spec import ViewMetadata
 
 __all__ = [
     "METADATA_CACHE_SIZE",
@@ -49,6 +50,8 @@ T = TypeVar("T")
 
 def read_metadata(io: FileIO, location: str) -> ViewMetadata:
     """Read a metadata file; errors name the file (``NotFoundError``, ``InvalidMetadataError``)."""
+    from iceview import files
+
     try:
         return files.read_metadata(location, io=io)
     except InvalidMetadataError as e:
@@ -59,6 +62,8 @@ def read_metadata(io: FileIO, location: str) -> ViewMetadata:
 
 def delete_file_quietly(io: FileIO, location: str) -> None:
     """Best-effort delete (cleanup of an orphan, or a drop with gc.enabled)."""
+    from iceview import files
+
     try:
         files.delete_file(location, io=io)
     except Exception as e:
@@ -94,7 +99,7 @@ class LocationCache(Generic[T]):
         return len(self._entries)
 
 
-MetadataCache = LocationCache[ViewMetadata]
+MetadataCache = LocationCache["ViewMetadata"]
 """Parsed metadata files by location (``iceview.metadata-cache-size``)."""
 
 
@@ -192,6 +197,8 @@ class ViewOperations(ABC):
         if base is metadata:
             log.info("Nothing to commit.")
             return metadata
+        from iceview import files
+
         start = time.monotonic()
         written = metadata.metadata_file_location is None
         if written:

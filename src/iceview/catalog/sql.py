@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import uuid as uuidlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, inspect
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
@@ -106,8 +106,10 @@ from iceview.identifiers import (
     to_identifier,
     to_namespace,
 )
-from iceview.spec import ViewMetadata
-from iceview.view import View
+
+if TYPE_CHECKING:
+    from iceview.spec import ViewMetadata
+    from iceview.view import View
 
 __all__ = ["VIEW_WARNING_LOG_MESSAGE", "SqlCatalog", "SqlViewOperations", "to_sqlalchemy_url"]
 
