@@ -51,8 +51,16 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def test_version_imports_no_library(tmp_path: Path) -> None:
     modules, done = _imported(["--version"], _env(tmp_path), tmp_path)
     assert done.returncode == 0 and done.stdout.startswith("iceview "), done.stderr[-2000:]
-    assert not modules & set(HEAVY), sorted(modules & set(HEAVY))
+    assert not modules & {*HEAVY, "click", "rich"}, sorted(modules & {*HEAVY, "click", "rich"})
     assert not any(m.startswith("iceview.cli.commands.") for m in modules)
+    # the same line as click's --version option prints (which runs when other options come first)
+    from click.testing import CliRunner
+
+    from iceview.cli import cli
+
+    assert done.stdout == CliRunner().invoke(cli, ["--version"]).stdout
+    modules, slow = _imported(["--debug", "--version"], _env(tmp_path), tmp_path)
+    assert "click" in modules and slow.stdout == done.stdout
 
 
 @pytest.mark.parametrize("command", [["list", "default"], ["namespaces"]])
