@@ -76,7 +76,13 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYICEBERG_")}
+        # .pyc files as an installed package has them (pip compiles at install): the warm-up
+        # writes them, which PYTHONDONTWRITEBYTECODE (set on some machines) would prevent
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("PYICEBERG_") and k != "PYTHONDONTWRITEBYTECODE"
+        }
         env = {**env, **_catalog(root), "HOME": str(root)}
         commands = {
             "iceview --version": [str(BIN / "iceview"), "--version"],

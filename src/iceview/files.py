@@ -6,15 +6,15 @@ one more than the one in the current file's name (``-1`` when it has none, so a 
 file is ``00000-...``). gzip is chosen from the name: ``*.gz.metadata.json`` or, for compatibility,
 ``*.metadata.json.gz``.
 
-The FileIO is PyIceberg's choice (:func:`pyiceberg.io.load_file_io`), except for local files when
-pyarrow is not installed: PyIceberg has no FileIO for a bare path then, so local paths, ``file:``
-URIs and "no location" get PyIceberg's fsspec FileIO (fsspec is a core dependency of PyIceberg).
+Local paths, ``file:`` URIs and "no location" are read and written by :class:`LocalFileIO`
+(PyIceberg's FileIO interface over plain file operations: no PyArrow to load, and the same with or
+without pyarrow installed); other locations by PyIceberg's choice (:func:`pyiceberg.io.load_file_io`),
+and ``py-io-impl`` always wins.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import gzip
 import os
 import re
@@ -26,7 +26,7 @@ from enum import Enum
 from typing import Any
 from urllib.parse import urlparse
 
-from pyiceberg.io import PY_IO_IMPL, FileIO, load_file_io
+from pyiceberg.io import PY_IO_IMPL, FileIO, InputFile, InputStream, OutputFile, OutputStream, load_file_io
 
 from iceview.errors import InvalidArgumentError, InvalidMetadataError, NotFoundError
 from iceview.spec import ViewMetadata
@@ -36,6 +36,7 @@ __all__ = [
     "METADATA_COMPRESSION_DEFAULT",
     "WRITE_METADATA_LOCATION",
     "Codec",
+    "LocalFileIO",
     "codec_for",
     "delete_file",
     "file_io_for",
@@ -119,64 +120,114 @@ def new_metadata_location(
 
 
 def file_io_for(location: str, properties: Mapping[str, str] | None = None) -> FileIO:
-    """PyIceberg's FileIO for a location (``py-io-impl`` and storage properties are honoured).
+    """The FileIO for a location: ``location`` is a file, or a warehouse, or ``""`` for none.
 
-    ``location`` is a file, or a warehouse, or ``""`` for none. ``py-io-impl`` always wins; else
-    PyIceberg chooses (PyArrow for local files when pyarrow is installed). Without pyarrow,
-    local paths, ``file:`` URIs and ``""`` get PyIceberg's fsspec FileIO, which the core install
-    has, instead of PyIceberg's ``Could not load a FileIO`` error.
+    ``py-io-impl`` always wins. Otherwise local paths, ``file:`` URIs and ``""`` get
+    :class:`LocalFileIO`, and other locations PyIceberg's choice (:func:`pyiceberg.io.load_file_io`:
+    PyArrow, or fsspec, with the ``s3.*``, ``gcs.*``, ... properties).
     """
     props = dict(properties or {})
-    if props.get(PY_IO_IMPL) or not _is_local(location) or _pyarrow_file_io_available():
+    if props.get(PY_IO_IMPL) or not _is_local(location):
         return load_file_io(props, location)
-    return _local_fsspec_file_io(props)
+    return LocalFileIO(props)
 
 
 def _is_local(location: str) -> bool:
     """A bare path (or none, ``""``) or a ``file:`` URI."""
-    if os.path.splitdrive(location)[0]:  # C:\... on Windows
+    if os.path.splitdrive(location)[0]:  # C:\\... on Windows
         return True
     return urlparse(location).scheme in ("", "file")
 
 
-def _pyarrow_file_io_available() -> bool:
-    try:
-        import pyiceberg.io.pyarrow  # noqa: F401
-    except ImportError:  # pyarrow is an extra of PyIceberg, not a dependency
-        return False
-    return True
+def _local_path(location: str) -> str:
+    """The path of a bare path or a ``file:`` URI (``file:/p``, ``file:///p``), as PyIceberg's
+    FileIOs read it: a bare path is made absolute, and nothing is unquoted."""
+    parsed = urlparse(location)
+    if parsed.scheme != "file" or os.path.splitdrive(location)[0]:
+        return os.path.abspath(location)
+    return parsed.path
 
 
-def _local_fsspec_file_io(properties: dict[str, str]) -> FileIO:
-    """PyIceberg's ``FsspecFileIO``, with ``exists()`` fixed for ``file:`` URIs."""
-    return _local_fsspec_file_io_class()(properties)
+class _LocalInputFile(InputFile):
+    def __init__(self, location: str) -> None:
+        super().__init__(location)
+        self._path = _local_path(location)
+
+    def __len__(self) -> int:
+        return os.path.getsize(self._path)
+
+    def exists(self) -> bool:
+        return os.path.exists(self._path)
+
+    def open(self, seekable: bool = True) -> InputStream:
+        return open(self._path, "rb")
 
 
-@functools.cache
-def _local_fsspec_file_io_class() -> type[FileIO]:
-    # Defined on first use: importing fsspec and PyIceberg's fsspec module takes a while
-    from fsspec.implementations.local import LocalFileSystem  # type: ignore[import-untyped]
-    from pyiceberg.io.fsspec import FsspecFileIO
+class _LocalOutputFile(OutputFile):
+    def __init__(self, location: str) -> None:
+        super().__init__(location)
+        self._path = _local_path(location)
 
-    class _LocalFileSystem(LocalFileSystem):  # type: ignore[misc]
-        # fsspec's LocalFileSystem.lexists does not strip "file:", so exists() of a file: URI is
-        # always False (and create(overwrite=False) overwrites)
-        def lexists(self, path: str, **kwargs: Any) -> bool:
-            return bool(super().lexists(self._strip_protocol(path), **kwargs))
+    def __len__(self) -> int:
+        return os.path.getsize(self._path)
 
-    class LocalFsspecFileIO(FsspecFileIO):
-        """PyIceberg's fsspec FileIO; local paths and ``file:`` URIs go to a fixed LocalFileSystem."""
+    def exists(self) -> bool:
+        return os.path.exists(self._path)
 
-        def get_fs(self, scheme: str, hostname: str | None = None) -> Any:
-            if scheme in ("", "file"):
-                return _LocalFileSystem(auto_mkdir=True)
-            return super().get_fs(scheme, hostname)
+    def to_input_file(self) -> InputFile:
+        return _LocalInputFile(self.location)
 
-        def __reduce__(self) -> tuple[Any, ...]:
-            return (_local_fsspec_file_io, (dict(self.properties),))
+    def create(self, overwrite: bool = False) -> OutputStream:
+        """Open for writing, making missing folders; without ``overwrite`` an existing file is
+        ``FileExistsError``, decided by the operating system (exclusive creation), not by a check
+        that a concurrent writer could slip past."""
+        folder = os.path.dirname(self._path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        return open(self._path, "wb" if overwrite else "xb")
 
-    LocalFsspecFileIO.__qualname__ = "LocalFsspecFileIO"  # for repr; pickled by __reduce__
-    return LocalFsspecFileIO
+
+class LocalFileIO(FileIO):
+    """PyIceberg's FileIO interface over the local file system, for metadata files in local paths
+    and ``file:`` URIs: plain file operations, so that reading one metadata file does not load
+    PyArrow (about half a second of start-up for every command). Other locations (a view whose
+    metadata lies in ``s3://`` in a catalog with a local warehouse) go to PyIceberg's FileIO for
+    them, with the same properties."""
+
+    def __init__(self, properties: Mapping[str, str] | None = None) -> None:
+        super().__init__(dict(properties or {}))
+        self._others: dict[str, FileIO] = {}
+
+    def _other(self, location: str) -> FileIO | None:
+        if _is_local(location):
+            return None
+        scheme = urlparse(location).scheme
+        if scheme not in self._others:
+            self._others[scheme] = load_file_io(dict(self.properties), location)
+        return self._others[scheme]
+
+    def new_input(self, location: str) -> InputFile:
+        other = self._other(location)
+        return other.new_input(location) if other is not None else _LocalInputFile(location)
+
+    def new_output(self, location: str) -> OutputFile:
+        other = self._other(location)
+        return other.new_output(location) if other is not None else _LocalOutputFile(location)
+
+    def delete(self, location: str | InputFile | OutputFile) -> None:
+        """Delete a file; ``FileNotFoundError`` if there is none."""
+        name = location if isinstance(location, str) else location.location
+        other = self._other(name)
+        if other is not None:
+            other.delete(name)
+            return
+        os.remove(_local_path(name))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"properties": dict(self.properties)}  # the delegates are made again when needed
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["properties"])  # type: ignore[misc]
 
 
 def read_metadata(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import pickle
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from pyiceberg.types import IntegerType, NestedField
 from iceview.errors import InvalidArgumentError, InvalidMetadataError, NotFoundError
 from iceview.files import (
     Codec,
+    LocalFileIO,
     codec_for,
     delete_file,
     file_io_for,
@@ -152,29 +154,50 @@ def _locations(tmp_path: Path, name: str) -> list[str]:
     return [str(tmp_path / "plain" / name), f"file:{tmp_path}/uri/{name}", f"file://{tmp_path}/uri2/{name}"]
 
 
-def test_local_files_keep_pyarrow_when_installed(tmp_path: Path) -> None:
-    for location in [*_locations(tmp_path, "x.metadata.json"), ""]:
-        assert type(file_io_for(location)) is PyArrowFileIO
-
-
-@pytest.mark.usefixtures("no_pyarrow")
-def test_local_files_use_fsspec_without_pyarrow(tmp_path: Path) -> None:
+def test_local_files_use_localfileio_with_or_without_pyarrow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for location in [*_locations(tmp_path, "x.metadata.json"), "", "relative/x.metadata.json"]:
-        io = file_io_for(location, {"warehouse": str(tmp_path)})
-        assert isinstance(io, FsspecFileIO), location
-    # PyIceberg's own choice elsewhere (its fsspec FileIO for s3, as it falls back to)
-    assert type(file_io_for("s3://bucket/x.metadata.json")) is FsspecFileIO
+        assert type(file_io_for(location, {"warehouse": str(tmp_path)})) is LocalFileIO, location
+    # PyIceberg's own choice elsewhere: PyArrow when installed, else its fsspec FileIO
+    assert type(file_io_for("s3://bucket/x.metadata.json")) is PyArrowFileIO
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "pyiceberg.io.pyarrow", None)  # type: ignore[arg-type]
+        assert type(file_io_for("s3://bucket/x.metadata.json")) is FsspecFileIO
+        assert type(file_io_for(str(tmp_path))) is LocalFileIO
     # pickles (a FileIO may be sent to workers)
     io = file_io_for("", {"k": "v"})
     again = pickle.loads(pickle.dumps(io))
-    assert type(again) is type(io) and again.properties == {"k": "v"}
+    assert type(again) is LocalFileIO and again.properties == {"k": "v"}
 
 
-@pytest.mark.usefixtures("no_pyarrow")
-def test_py_io_impl_is_honoured_without_pyarrow(tmp_path: Path) -> None:
+def test_reading_local_metadata_does_not_load_pyarrow(tmp_path: Path) -> None:
+    # half a second of every command's start-up (bench/bench_startup.py)
+    location = str(sorted(GOLDEN_GZ.glob("default.event_agg/*"))[-1])
+    code = (
+        "import sys; from iceview.files import read_metadata; "
+        f"read_metadata({location!r}); print('pyarrow' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False\n", done.stderr
+
+
+def test_localfileio_hands_other_schemes_to_pyiceberg(tmp_path: Path) -> None:
+    io = LocalFileIO({"s3.region": "eu-west-1"})
+    remote = io.new_input("s3://bucket/ns/v/metadata/00000-a.metadata.json")
+    assert type(remote).__module__ == "pyiceberg.io.pyarrow"
+    assert remote.location == "s3://bucket/ns/v/metadata/00000-a.metadata.json"
+
+
+def test_py_io_impl_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     io = file_io_for(str(tmp_path), {"py-io-impl": "pyiceberg.io.fsspec.FsspecFileIO"})
     assert type(io) is FsspecFileIO
+    assert (
+        type(file_io_for(str(tmp_path), {"py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO"}))
+        is PyArrowFileIO
+    )
     # an impl that cannot load is PyIceberg's error, not silently replaced
+    monkeypatch.setitem(sys.modules, "pyiceberg.io.pyarrow", None)  # type: ignore[arg-type]
     with pytest.raises(
         ValueError, match=r"Could not initialize FileIO: pyiceberg\.io\.pyarrow\.PyArrowFileIO"
     ):
@@ -206,7 +229,6 @@ def test_exists_overwrite_and_delete_without_pyarrow(tmp_path: Path) -> None:
         assert not io.new_input(location).exists()
         write_metadata(md, location, io, overwrite=False)
         assert io.new_input(location).exists() and io.new_output(location).exists()
-        # fsspec's LocalFileSystem.lexists alone says False for a file: URI, so this would overwrite
         with pytest.raises(InvalidArgumentError, match="already exists"):
             write_metadata(md, location, io, overwrite=False)
         delete_file(location, io)
@@ -220,23 +242,20 @@ def test_exists_overwrite_and_delete_without_pyarrow(tmp_path: Path) -> None:
         read_metadata(f"file://{bad_gzip}")
 
 
-def test_files_are_the_same_with_and_without_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_localfileio_and_pyarrow_write_the_same_metadata(tmp_path: Path) -> None:
     md = read_metadata(str(sorted(GOLDEN_GZ.glob("default.event_agg/*"))[-1]))
     names = ["00000-a.gz.metadata.json", "00000-a.metadata.json", "00000-a.metadata.json.gz"]
+    arrow_io = file_io_for("", {"py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO"})
     for name in names:
-        write_metadata(md, str(tmp_path / "arrow" / name))
-    with monkeypatch.context() as m:
-        m.setitem(sys.modules, "pyiceberg.io.pyarrow", None)  # type: ignore[arg-type]
-        for name in names:
-            write_metadata(md, str(tmp_path / "fsspec" / name))
-            assert read_metadata(str(tmp_path / "arrow" / name)) == md
-    for name in names:
-        assert read_metadata(str(tmp_path / "fsspec" / name)) == md
-        arrow, fsspec = ((tmp_path / d / name).read_bytes() for d in ("arrow", "fsspec"))
+        write_metadata(md, str(tmp_path / "arrow" / name), arrow_io)
+        write_metadata(md, str(tmp_path / "local" / name))
+        assert read_metadata(str(tmp_path / "arrow" / name)) == md
+        assert read_metadata(str(tmp_path / "local" / name), arrow_io) == md
+        arrow, local = ((tmp_path / d / name).read_bytes() for d in ("arrow", "local"))
         if name.endswith(".gz"):  # PyArrow's stream compresses this one, with its own header
-            assert gzip.decompress(arrow) == gzip.decompress(fsspec)
+            assert gzip.decompress(arrow) == gzip.decompress(local)
         else:
-            assert arrow == fsspec
+            assert arrow == local
 
 
 @pytest.mark.usefixtures("no_pyarrow")
@@ -248,7 +267,7 @@ def test_catalog_without_pyarrow(tmp_path: Path, uri: bool) -> None:
     catalog = SqlCatalog("plain", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=warehouse)
     try:
         io: FileIO = catalog.io
-        assert isinstance(io, FsspecFileIO)
+        assert isinstance(io, LocalFileIO)
         catalog.create_namespace("ns")
         schema = Schema(NestedField(1, "id", IntegerType(), required=False))
         view = catalog.create_view(
