@@ -8,12 +8,13 @@ iceview's commands in a new random order each round:
 
 * ``iceview --version``: goal under 0.1 s;
 * ``iceview -c bench list default`` and ``iceview -c bench show default.v0``: goal under 0.25 s;
-* ``pyiceberg --catalog bench list default``: the anchor.
+* ``pyiceberg --catalog bench list default``: the anchor;
+* the floor: a Python that only imports the libraries ``list`` is built on (:data:`FLOOR`).
 
 It prints the median and the spread of each command's wall time and its ratio to the anchor, with
 the load average before and after (the machine may be shared).
 
-    .venv/bin/python bench/bench_startup.py [--rounds 15]
+    .venv/bin/python bench/bench_startup.py [--rounds 15] [--before OLD_CHECKOUT/src]
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ def _catalog(root: Path) -> dict[str, str]:
     }
 
 
+FLOOR = "import sqlalchemy, pyiceberg.utils.config, click, rich.console, rich.table"
+"""The libraries ``iceview list`` on a SQL catalog needs: SQLAlchemy (the catalog), PyIceberg's
+configuration reader (which loads pydantic), click and rich (the command line)."""
+
+
 def _time(command: list[str], env: dict[str, str], cwd: Path) -> float:
     started = time.perf_counter()
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, check=False)
@@ -73,6 +79,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument(
+        "--before",
+        metavar="SRC",
+        help="also run iceview's commands from another source tree (e.g. a git worktree of an older "
+        "commit, its src/ folder) in the same rounds, as 'before: ...'",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -89,21 +101,28 @@ def main() -> None:
             "iceview list": [str(BIN / "iceview"), "-c", "bench", "list", "default"],
             "iceview show": [str(BIN / "iceview"), "-c", "bench", "show", "default.v0"],
             "pyiceberg list (anchor)": [str(BIN / "pyiceberg"), "--catalog", "bench", "list", "default"],
+            # what list cannot do without: Python importing the libraries it is built on
+            "floor: the imports of list": [sys.executable, "-c", FLOOR],
         }
+        environments = {name: env for name in commands}
+        if args.before:
+            for name in [n for n in commands if n.startswith("iceview")]:
+                commands[f"before: {name}"] = commands[name]
+                environments[f"before: {name}"] = {**env, "PYTHONPATH": str(Path(args.before).resolve())}
         print(f"load average before: {os.getloadavg()}")
         times: dict[str, list[float]] = {name: [] for name in commands}
-        for command in commands.values():  # warm-up: page cache, .pyc files
-            _time(command, env, root)
+        for name, command in commands.items():  # warm-up: page cache, .pyc files
+            _time(command, environments[name], root)
         for _ in range(args.rounds):
             order = list(commands)
             random.shuffle(order)
             for name in order:
-                times[name].append(_time(commands[name], env, root))
+                times[name].append(_time(commands[name], environments[name], root))
         anchor = statistics.median(times["pyiceberg list (anchor)"])
-        print(f"{'command':28} {'median s':>9} {'min s':>7} {'max s':>7} {'ratio':>7}")
+        print(f"{'command':36} {'median s':>9} {'min s':>7} {'max s':>7} {'ratio':>7}")
         for name, values in times.items():
             median = statistics.median(values)
-            print(f"{name:28} {median:9.3f} {min(values):7.3f} {max(values):7.3f} {median / anchor:7.2f}")
+            print(f"{name:36} {median:9.3f} {min(values):7.3f} {max(values):7.3f} {median / anchor:7.2f}")
         print(f"load average after: {os.getloadavg()}")
 
 
