@@ -148,9 +148,11 @@ def _local_path(location: str) -> str:
     return parsed.path
 
 
-class _LocalInputFile(InputFile):
+class _LocalFile:
+    """What a local input file and a local output file share: the path, its size, existence."""
+
     def __init__(self, location: str) -> None:
-        super().__init__(location)
+        super().__init__(location)  # type: ignore[call-arg] # InputFile's or OutputFile's
         self._path = _local_path(location)
 
     def __len__(self) -> int:
@@ -159,21 +161,13 @@ class _LocalInputFile(InputFile):
     def exists(self) -> bool:
         return os.path.exists(self._path)
 
+
+class _LocalInputFile(_LocalFile, InputFile):
     def open(self, seekable: bool = True) -> InputStream:
         return open(self._path, "rb")
 
 
-class _LocalOutputFile(OutputFile):
-    def __init__(self, location: str) -> None:
-        super().__init__(location)
-        self._path = _local_path(location)
-
-    def __len__(self) -> int:
-        return os.path.getsize(self._path)
-
-    def exists(self) -> bool:
-        return os.path.exists(self._path)
-
+class _LocalOutputFile(_LocalFile, OutputFile):
     def to_input_file(self) -> InputFile:
         return _LocalInputFile(self.location)
 
