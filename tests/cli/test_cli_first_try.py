@@ -278,7 +278,8 @@ def test_interrupt_while_starting(demo: Demo, tmp_path: Path) -> None:
         "sys.meta_path.insert(0, Trap())\n"
     )
     env = {**demo.env, "PYTHONPATH": os.pathsep.join([str(hooks), *sys.path])}
-    for args in (("--version",), ("list",)):
+    # ("--version" alone imports nothing after iceview itself: tests/cli/test_cli_startup.py)
+    for args in (("--debug", "--version"), ("list",)):
         done = run_process(env, *args, cwd=demo.root)
         assert (done.returncode, done.stdout, done.stderr) == (130, "", "iceview: interrupted\n"), args
     done = run_process(env, "list", "-o", "json", cwd=demo.root)

@@ -25,13 +25,13 @@ __getattr__ = lazy_names(__name__, {"cli": "iceview.cli.app", "ExitCode": "icevi
 def main() -> None:
     """The ``iceview`` console script. Ctrl-C while the command line is still loading ends it as
     it would later: ``iceview: interrupted``, exit code 130."""
-    if sys.argv[1:] == ["--version"]:
-        # what click's --version prints, without loading click and rich first (scripts ask often)
-        from iceview._version import __version__
-
-        sys.stdout.write(f"iceview {__version__}\n")
-        return
     try:
+        if sys.argv[1:] == ["--version"]:
+            # what click's --version prints, without loading click and rich first (scripts ask often)
+            from iceview._version import __version__
+
+            sys.stdout.write(f"iceview {__version__}\n")
+            return
         from iceview.cli.app import cli
     except KeyboardInterrupt:
         from iceview.cli.argv import wants_json
