@@ -26,7 +26,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from iceview.cli.errors import CliError, NotFound, one_line
 from iceview.cli.interrupts import cancellable
@@ -104,9 +104,6 @@ def run_duckdb(
         with contextlib.suppress(duckdb.Error):
             engine.close()
     return Result(columns, rows, warnings)
-
-
-T = TypeVar("T")
 
 
 def _interrupt(connection: Any, duckdb: Any) -> None:

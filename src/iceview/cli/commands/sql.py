@@ -141,12 +141,15 @@ def _require_query(text: str, engine: str, ctx: click.Context) -> None:
 
 
 def _print(state: State, result: Result) -> None:
-    names = unique_names(result.columns)
     count = len(result.rows)
+    as_json = None
+    if state.out.is_json:  # built only when asked for: a result may be large
+        names = unique_names(result.columns)
+        as_json = [{name: json_value(v) for name, v in zip(names, row, strict=True)} for row in result.rows]
     state.out.rows(
         result.columns,
         ([cell_text(v) for v in row] for row in result.rows),
-        [{name: json_value(v) for name, v in zip(names, row, strict=True)} for row in result.rows],
+        as_json,
         right=[_numeric([row[i] for row in result.rows]) for i in range(len(result.columns))],
         footer=f"{count} row{'' if count == 1 else 's'}",
     )
