@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import click
 
 from iceview.cli import completion
@@ -17,14 +19,19 @@ from iceview.cli.walk import walk
 @pass_state
 def list_views(state: State, namespace: str | None) -> None:
     """List the views in NAMESPACE and the namespaces below it (default: every view)."""
+    print_below(state, namespace, "views")
+
+
+def print_below(state: State, namespace: str | None, kind: Literal["views", "tables"]) -> None:
+    """Print the views (or tables) at and below ``namespace``: ``list`` and ``tables``."""
     levels = parse_namespace(namespace)
     catalog = state.catalog()
     if levels and not catalog.namespace_exists(levels):
         raise no_such_namespace(catalog, levels)
-    found = [format_name(view) for view in walk(catalog, "views", levels)]
+    found = [format_name(name) for name in walk(catalog, kind, levels)]
     state.out.rows(
-        ["view"],
+        [kind.removesuffix("s")],
         [[name] for name in found],
-        {"catalog": catalog.name, "namespace": format_name(levels) or None, "views": found},
+        {"catalog": catalog.name, "namespace": format_name(levels) or None, kind: found},
         plain=True,
     )
