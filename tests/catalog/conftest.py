@@ -27,6 +27,7 @@ from catalog_support import CATALOG_NAME, VIEW_CATALOG_PROPERTIES, CatalogEnv
 
 from iceview.catalog.interface import close_table_catalog
 from iceview.catalog.sql import SqlCatalog
+from iceview.cli.walk import walk
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -117,7 +118,7 @@ def _empty(uri: str, warehouse: Path) -> None:
 
     with RestCatalog("empty", uri=uri) as catalog:
         tables = catalog.table_catalog()
-        namespaces = [tuple(ns) for ns in walk_namespaces(catalog)]
+        namespaces = list(walk(catalog, "namespaces"))
         for namespace in reversed(namespaces):  # children before their parents
             for view in catalog.list_views(namespace):
                 catalog.drop_view(view)
@@ -130,12 +131,6 @@ def _empty(uri: str, warehouse: Path) -> None:
             shutil.rmtree(child)
         else:
             child.unlink()
-
-
-def walk_namespaces(catalog: Any, parent: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    for child in catalog.list_namespaces(parent):
-        yield tuple(child)
-        yield from walk_namespaces(catalog, tuple(child))
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,6 @@ from click.testing import CliRunner, Result
 from pyiceberg.schema import Schema
 from pyiceberg.types import (
     DateType,
-    IntegerType,
     ListType,
     LongType,
     NestedField,
@@ -31,7 +30,7 @@ from pyiceberg.types import (
     TimestampType,
 )
 
-from fixtures.events import create_events_table
+from fixtures.events import EVENT_AGG_SCHEMA, EVENT_AGG_SQL, create_events_table
 from iceview.catalog.sql import SqlCatalog
 from iceview.cli import cli
 
@@ -41,13 +40,10 @@ CATALOG = "demo"
 VIEW = "default.event_agg"
 OTHER = "analytics.daily.users"
 
-SQL_1 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM events\nGROUP BY 2"
+SQL_1 = EVENT_AGG_SQL
 SQL_2 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM prod.default.events\nGROUP BY 2"
 SQL_3 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE), source\nFROM prod.default.events\nGROUP BY 2, 3"
-SCHEMA_1 = Schema(
-    NestedField(1, "event_count", IntegerType(), required=False, doc="Count of events"),
-    NestedField(2, "event_date", DateType(), required=False),
-)
+SCHEMA_1 = EVENT_AGG_SCHEMA
 SCHEMA_3 = Schema(
     NestedField(1, "event_count", LongType(), required=True, doc="Count of events"),
     NestedField(2, "event_date", DateType(), required=False),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fixtures.events import EVENT_ROWS, create_events_table
+from fixtures.events import EVENT_AGG_SCHEMA, EVENT_AGG_SQL, EVENT_ROWS, create_events_table
 
 REPO = Path(__file__).resolve().parents[2]
 SHOWN_ROOT = "/home/me/project"
@@ -183,7 +183,6 @@ def run_page(
 # ----------------------------------------------------------------------------- what the pages read
 
 # the view spec's Appendix A, as the demo (examples/pipeline.py) makes it, in namespace db
-APPENDIX_A_1 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM events\nGROUP BY 2"
 APPENDIX_A_2 = "SELECT\n    COUNT(1), CAST(event_ts AS DATE)\nFROM prod.db.events\nGROUP BY 2"
 DAILY_SQL = "SELECT count(1), CAST(event_ts AS DATE) FROM prod.db.events GROUP BY 2"
 
@@ -195,7 +194,7 @@ def build_docs_catalog(root: Path) -> Path:
     with Spark SQL only: ``db.event_agg`` (Appendix A of the view spec: versions 1 and 2) and
     ``db.daily`` (``n``, ``day``). Returns the configuration file."""
     from pyiceberg.schema import Schema
-    from pyiceberg.types import DateType, IntegerType, LongType, NestedField
+    from pyiceberg.types import DateType, LongType, NestedField
 
     from iceview.catalog.sql import SqlCatalog
 
@@ -204,10 +203,6 @@ def build_docs_catalog(root: Path) -> Path:
     uri = f"sqlite:///{warehouse / 'catalog.db'}"
     config = root / ".pyiceberg.yaml"
     config.write_text(f"catalog:\n  {CATALOG}:\n    uri: {uri}\n    warehouse: file://{warehouse}\n")
-    event_agg = Schema(
-        NestedField(1, "event_count", IntegerType(), required=False, doc="Count of events"),
-        NestedField(2, "event_date", DateType(), required=False),
-    )
     daily = Schema(
         NestedField(1, "n", LongType(), required=True, doc="events"),
         NestedField(2, "day", DateType(), required=False),
@@ -218,15 +213,15 @@ def build_docs_catalog(root: Path) -> Path:
         create_events_table(catalog, "db.events")
         view = catalog.create_view(
             "db.event_agg",
-            schema=event_agg,
-            queries={"spark": APPENDIX_A_1},
+            schema=EVENT_AGG_SCHEMA,
+            queries={"spark": EVENT_AGG_SQL},
             default_namespace=("db",),
             default_catalog=CATALOG,
             properties={"comment": "Daily event counts"},
             summary=spark,
         )
         view.replace_version(
-            schema=event_agg,
+            schema=EVENT_AGG_SCHEMA,
             queries={"spark": APPENDIX_A_2},
             default_namespace=("db",),
             default_catalog=CATALOG,
