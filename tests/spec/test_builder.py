@@ -33,6 +33,7 @@ from iceview.spec import (
     VersionLogEntry,
     ViewMetadata,
     ViewVersion,
+    apply,
 )
 from iceview.spec import builder as builder_module
 from iceview.spec.builder import _expire_versions, _update_history, java_hash_set_order
@@ -1076,19 +1077,21 @@ def test_set_location_and_format_version_no_ops() -> None:
     assert moved.location == "elsewhere"
 
 
-def test_reused_schema_records_no_change_and_keeps_last_added_schema() -> None:
+def test_reused_schema_records_no_change_and_becomes_the_last_added_schema() -> None:
+    # Java's view builder keeps y as the last added schema here; iceview takes the reused one (issue
+    # 32, docs/compatibility.md), so that a -1 after an add-schema means the schema it names
     schema_x = schema_of("x")
     schema_y = schema_of("y", schema_id=42)
     builder = ViewMetadata.builder().set_location("location")
     builder.add_schema(schema_x).add_schema(schema_y)
     changes_before = list(builder._changes)
-    # x again, under another id: reused, no change, the last added schema is still y (1)
+    # x again, under another id: reused (0), no change recorded
     builder.add_schema(schema_of("x", schema_id=9))
     assert builder._changes == changes_before
 
     v1 = new_view_version(1, "select 1", schema_id=-1)
     metadata = builder.add_version(v1).set_current_version_id(1).build()
-    assert metadata.versions == (v1.replace(schema_id=1),)
+    assert metadata.versions == (v1.replace(schema_id=0),)
     assert metadata.schema_ids == (0, 1)
     assert_changes(
         metadata,
@@ -1096,10 +1099,56 @@ def test_reused_schema_records_no_change_and_keeps_last_added_schema() -> None:
             SetLocation("location"),
             AddSchema(schema_of("x", schema_id=0), 1),
             AddSchema(schema_of("y", schema_id=1), 1),
-            AddViewVersion(v1),  # schema -1 resolved to 1, the last added: recorded as -1
+            AddViewVersion(v1.replace(schema_id=0)),  # 0 is not the last add-schema: its real id
             SetCurrentViewVersion(-1),
         ],
     )
+    # the recorded changes replay to the same metadata
+    assert apply(None, metadata.changes).versions == metadata.versions
+
+
+def test_schema_reused_from_the_base_is_what_minus_one_means() -> None:
+    # a writer's add-schema + add-view-version(-1), re-applied on a base where another writer already
+    # added the same schema: the version takes that schema (Java: "no schema has been added")
+    base = _one_version_view()
+    new_schema = schema_of("z", schema_id=0)
+    first = apply(
+        base,
+        [
+            AddSchema(new_schema, 1),
+            AddViewVersion(new_view_version(2, "select 2", schema_id=-1)),
+            SetCurrentViewVersion(-1),
+        ],
+    )
+    again = apply(
+        first,
+        [
+            AddSchema(new_schema, 1),
+            AddViewVersion(new_view_version(2, "select 3", schema_id=-1)),
+            SetCurrentViewVersion(-1),
+        ],
+    )
+    assert again.schema_ids == first.schema_ids
+    assert again.current_version.schema_id == first.current_version.schema_id == 1
+    assert again.current_version.representations == (SQLRepresentation("select 3", "spark"),)
+    # no add-schema was recorded, so the version is recorded with its real schema id, not -1
+    added = [c for c in again.changes if isinstance(c, AddViewVersion)]
+    assert [c.view_version.schema_id for c in added] == [1]
+    assert not any(isinstance(c, AddSchema) for c in again.changes)
+    assert apply(first, again.changes).current_version.schema_id == 1
+
+
+def test_version_reused_from_the_base_is_what_minus_one_means() -> None:
+    # add-view-version of a version the base already has (another writer made the same one), then
+    # set-current-view-version(-1): the reused version becomes current (Java: "no current version id
+    # has been set"), recorded with its real id
+    base = _one_version_view()
+    v2 = new_view_version(2, "select 2", timestamp_ms=TS + 2)
+    with_v2 = apply(base, [AddViewVersion(v2), SetCurrentViewVersion(-1)])
+    back = apply(with_v2, [SetCurrentViewVersion(1)])
+    again = apply(back, [AddViewVersion(v2.replace(version_id=7)), SetCurrentViewVersion(-1)])
+    assert again.current_version_id == 2
+    assert [c for c in again.changes if isinstance(c, SetCurrentViewVersion)] == [SetCurrentViewVersion(2)]
 
 
 def test_reused_schema_in_set_current_version_records_real_schema_id() -> None:
@@ -1172,15 +1221,16 @@ def test_version_with_schema_id_minus_one_never_dedups() -> None:
     assert metadata.current_version_id == 1
 
 
-def test_dedup_of_a_base_version_clears_last_added_version() -> None:
+def test_dedup_of_a_base_version_is_what_minus_one_means() -> None:
+    # Java clears the last added version here ("Cannot set last version id: no current version id has
+    # been set"); iceview takes the reused version (issue 32, docs/compatibility.md)
     base = _one_version_view()
     copy = base.versions[0].replace(timestamp_ms=5)
     builder = ViewMetadata.build_from(base).add_version(copy)
     assert builder._changes == []
-    with pytest.raises(
-        ValidationError, match=exact("Cannot set last version id: no current version id has been set")
-    ):
-        builder.set_current_version_id(-1)
+    metadata = builder.set_current_version_id(-1).build()
+    assert metadata.current_version_id == 1
+    assert metadata.changes == ()
 
 
 def test_dedup_with_version_already_current_adds_nothing(clock: list[int]) -> None:

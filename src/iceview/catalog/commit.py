@@ -7,6 +7,11 @@ anything is written or sent), and hands base and result to the catalog's ``swap`
 compare-and-swap of the metadata pointer (SQL catalog) or a ``CommitViewRequest`` (REST client).
 A ``CommitFailedError`` from ``swap`` is a conflict and is retried with the view's
 ``commit.retry.*`` properties. An empty change commits nothing, as Java's ``CatalogHandlers``.
+
+Updates that applied to the caller's base but not to a refreshed one (a rollback to a version a
+concurrent commit expired, a dialect a concurrent commit added and the replace would drop) failed
+because of that concurrent change, not because the caller asked for something wrong: they are a
+conflict (``CommitFailedError``, retried), never ``InvalidUpdateError``.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from iceview.catalog.properties import RetryPolicy
-from iceview.errors import CommitFailedError
+from iceview.errors import CommitFailedError, DialectDropError, InvalidUpdateError
 
 if TYPE_CHECKING:
     from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate
@@ -48,6 +53,7 @@ def commit_with_retries(
     pending = [first]
 
     def attempt() -> ViewMetadata:
+        refreshed = not pending
         base = pending.pop() if pending else refresh()
         try:
             for requirement in requirements:
@@ -55,7 +61,14 @@ def commit_with_retries(
         except CommitFailedError as e:
             raise _RequirementFailed(e) from e
         attempt_updates = updates if prepare is None else prepare(base, updates)
-        new = apply(base, attempt_updates)
+        try:
+            new = apply(base, attempt_updates)
+        except (InvalidUpdateError, DialectDropError) as e:
+            if not refreshed:
+                raise
+            raise CommitFailedError(
+                f"Cannot commit: a concurrent change to the view conflicts with this one ({e})"
+            ) from e
         if not new.changes:
             return base
         return swap(base, new, attempt_updates)

@@ -6,7 +6,9 @@ The rules, in short (reference §1.2):
 * version ids: an existing version equal on summary, representations, default catalog, default
   namespace and raw schema id is reused; otherwise the requested id is kept unless an existing id is
   at least as large, then ``max + 1``;
-* the ``-1`` sentinels mean "the schema / version added last";
+* the ``-1`` sentinels mean "the schema / version added last"; a schema or version that is reused
+  counts as added last (Java leaves the sentinel unchanged or clears it, which fails a change
+  re-applied on a refreshed base: docs/compatibility.md);
 * one version-log entry per build, only when the current version changed;
 * SQL dialects are unique per version, compared lower-cased;
 * a replace may not drop a dialect unless ``replace.drop-dialect.allowed`` is true;
@@ -277,7 +279,10 @@ class ViewMetadataBuilder:
         new_id = INITIAL_SCHEMA_ID
         for existing in self._schemas:
             if _schema_key(existing) == key:
-                return int(existing["schema-id"])  # reused: no change, last-added unchanged
+                # reused: no change, but -1 now means this schema (Java leaves it as it was), so that
+                # add-schema + add-view-version(-1) re-applied on a base that has the schema holds
+                self._last_added_schema_id = int(existing["schema-id"])
+                return self._last_added_schema_id
             if existing["schema-id"] >= new_id:
                 new_id = existing["schema-id"] + 1
         if new_id != schema.schema_id:
@@ -303,6 +308,13 @@ class ViewMetadataBuilder:
             isinstance(c, AddViewVersion) and c.view_version.version_id == version_id for c in self._changes
         )
 
+    def _last_recorded_schema_id(self) -> int | None:
+        """The schema of the last ``add-schema`` change, which a recorded ``-1`` replays to."""
+        for change in reversed(self._changes):
+            if isinstance(change, AddSchema):
+                return change.schema.schema_id
+        return None
+
     def _add_version(self, version: ViewVersion) -> int:
         _check_version_fields(version)
         new_id = version.version_id
@@ -321,7 +333,8 @@ class ViewMetadataBuilder:
             version = version.replace(version_id=new_id)
 
         if new_id in self._versions_by_id:
-            self._last_added_version_id = new_id if self._added_in_this_build(new_id) else None
+            # reused: -1 now means this version (Java clears it unless it was added in this build)
+            self._last_added_version_id = new_id
             return new_id
 
         if version.schema_id == LAST_ADDED:
@@ -342,7 +355,7 @@ class ViewMetadataBuilder:
 
         self._versions.append(version)
         self._versions_by_id[new_id] = version
-        if self._last_added_schema_id is not None and version.schema_id == self._last_added_schema_id:
+        if version.schema_id == self._last_recorded_schema_id():
             self._changes.append(AddViewVersion(version.replace(schema_id=LAST_ADDED)))
         else:
             self._changes.append(AddViewVersion(version))
@@ -365,7 +378,7 @@ class ViewMetadataBuilder:
         if version is None:
             raise InvalidArgumentError(f"Cannot set current version to unknown version: {version_id}")
         self._current_version_id = version_id
-        if self._last_added_version_id is not None and self._last_added_version_id == version_id:
+        if self._last_added_version_id == version_id and self._added_in_this_build(version_id):
             self._changes.append(SetCurrentViewVersion(LAST_ADDED))
         else:
             self._changes.append(SetCurrentViewVersion(version_id))
