@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from catalog_support import OTHER_SCHEMA, SCHEMA, CatalogEnv, file_path, metadata_files
 
+from iceview.catalog.commit import commit_with_retries
 from iceview.catalog.properties import RetryPolicy
 from iceview.catalog.sql import SqlCatalog
 from iceview.errors import (
@@ -180,6 +181,57 @@ def test_racing_writers_with_last_added_references_both_land(catalog: SqlCatalog
     assert validate(metadata) == []
     # the failed attempt left no orphan: one file per commit
     assert len(_files(env)) == 3
+
+
+def test_racing_writers_adding_the_same_new_schema_both_land(catalog: SqlCatalog, env: CatalogEnv) -> None:
+    # issue 32: the second writer re-applies add-schema (now reused) + add-view-version(schema -1)
+    catalog.create_namespace("ns")
+    catalog.create_view("ns.v", _definition("select 1"))
+    one = catalog.load_view("ns.v")
+    two = catalog.load_view("ns.v")
+    new = ViewDefinition.of(schema=OTHER_SCHEMA, queries={"spark": "select 'one'"}, default_namespace="ns")
+    first = replace_change(one.metadata, new)
+    second = replace_change(
+        two.metadata,
+        ViewDefinition.of(schema=OTHER_SCHEMA, queries={"spark": "select 'two'"}, default_namespace="ns"),
+    )
+    one.commit(first)
+    two.commit(second)
+    metadata = catalog.load_view("ns.v").metadata
+    assert metadata.schema_ids == (0, 1)
+    assert [(v.version_id, v.schema_id) for v in metadata.versions] == [(1, 0), (2, 1), (3, 1)]
+    assert metadata.current_version.representations[0].sql == "select 'two'"  # type: ignore[union-attr]
+    assert validate(metadata) == []
+    assert len(_files(env)) == 3
+
+
+def test_change_that_only_a_concurrent_commit_breaks_is_a_conflict(
+    catalog: SqlCatalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a rollback to version 1, made while it existed; a concurrent replace expired it before the swap
+    catalog.create_namespace("ns")
+    catalog.create_view("ns.v", _definition("select 1"), properties={"version.history.num-entries": "2"})
+    catalog.replace_view("ns.v", _definition("select 2"))
+    stale = catalog.load_view("ns.v").metadata
+    catalog.replace_view("ns.v", _definition("select 3"))  # expires version 1
+    fresh = catalog.load_view("ns.v").metadata
+    assert 1 not in fresh.version_ids
+    swaps: list[int] = []
+
+    def swap(base: object, new: object, updates: object) -> object:
+        swaps.append(1)
+        raise CommitFailedError("the pointer moved")  # what the catalog's compare-and-swap says
+
+    monkeypatch.setattr(RetryPolicy, "delay_ms", lambda self, attempt: 0)
+    rollback = [SetCurrentViewVersion(1)]
+    with pytest.raises(CommitFailedError, match="a concurrent change to the view conflicts") as raised:
+        commit_with_retries(stale, lambda: fresh, [AssertViewUUID(stale.uuid)], rollback, swap)  # type: ignore[arg-type]
+    assert "Cannot set current version to unknown version: 1" in str(raised.value)
+    assert not isinstance(raised.value, InvalidUpdateError)
+    assert len(swaps) == 1  # the stale base swapped once; the refreshed ones never reached a swap
+    # the same change on the caller's own base is the caller's error
+    with pytest.raises(InvalidUpdateError, match="unknown version: 1"):
+        catalog.commit_view("ns.v", [], rollback)
 
 
 def test_stale_change_by_identifier_applies_to_the_fresh_base(catalog: SqlCatalog) -> None:
