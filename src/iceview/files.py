@@ -15,6 +15,7 @@ and ``py-io-impl`` always wins.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import os
 import re
@@ -28,7 +29,7 @@ from urllib.parse import urlparse
 
 from pyiceberg.io import PY_IO_IMPL, FileIO, InputFile, InputStream, OutputFile, OutputStream, load_file_io
 
-from iceview.errors import InvalidArgumentError, InvalidMetadataError, NotFoundError
+from iceview.errors import InvalidArgumentError, InvalidMetadataError, InvalidNameError, NotFoundError
 from iceview.spec import ViewMetadata
 
 __all__ = [
@@ -277,6 +278,13 @@ def write_metadata(
             stream.write(data)
     except FileExistsError:
         raise InvalidArgumentError(f"Metadata file already exists: {location}") from None
+    except OSError as e:
+        if e.errno == errno.ENAMETOOLONG or "File name too long" in str(e):  # PyArrow: in the text only
+            raise InvalidNameError(
+                f"Cannot write metadata file {location}: the path, or a name in it, is longer than "
+                "the file system allows"
+            ) from None
+        raise
 
 
 def _compresses_by_extension(io: FileIO) -> bool:

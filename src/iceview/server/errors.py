@@ -8,6 +8,7 @@ logged with its traceback and answered without one) is a 5xx.
 
 from __future__ import annotations
 
+import errno
 import logging
 from dataclasses import dataclass
 
@@ -57,6 +58,7 @@ _RULES: tuple[tuple[type[BaseException], _Rule], ...] = (
     (ice.CommitStateUnknownError, _Rule(500, "CommitStateUnknownException")),
     (ice.ServiceUnavailableError, _Rule(503, "ServiceUnavailableException")),
     (ice.UnsupportedOperationError, _Rule(406, "UnsupportedOperationException")),
+    (ice.InvalidNameError, _Rule(400, "BadRequestException")),
     (ice.InvalidMetadataError, _Rule(400, "ValidationException")),
     (ice.InvalidArgumentError, _Rule(400, "IllegalArgumentException")),
     (ice.ValidationError, _Rule(400, "ValidationException")),
@@ -84,6 +86,11 @@ def from_exception(error: BaseException, *, mutation: bool = False) -> ApiError:
     and becomes a 500; during a mutation its outcome is unknown (``CommitStateUnknownException``)."""
     if isinstance(error, ApiError):
         return error
+    if _name_too_long(error):
+        # a file the request names (or whose name it makes) cannot be created: nothing was written
+        return bad_request(
+            "Invalid request: a name or location makes a file path longer than the file system allows"
+        )
     for cls, rule in _RULES:
         if isinstance(error, cls):
             return ApiError(rule.status, rule.error_type, str(error) or type(error).__name__)
@@ -96,6 +103,14 @@ def from_exception(error: BaseException, *, mutation: bool = False) -> ApiError:
             "reload to see whether the change was applied",
         )
     return ApiError(500, "ServerErrorException", f"The server failed unexpectedly ({type(error).__name__})")
+
+
+def _name_too_long(error: BaseException) -> bool:
+    """An ``ENAMETOOLONG`` from the operating system, or from PyArrow's file systems (which put
+    the errno in the message only)."""
+    if not isinstance(error, OSError):
+        return False
+    return error.errno == errno.ENAMETOOLONG or "File name too long" in str(error)
 
 
 def error_body(status: int, error_type: str, message: str) -> bytes:

@@ -40,7 +40,7 @@ from iceview.errors import (
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import bad_request
-from iceview.server.protocol import check_location, identifier_json, page
+from iceview.server.protocol import check_location, check_new_identifier, identifier_json, page
 from iceview.server.table_requests import (
     check_table_locations,
     commit_result,
@@ -253,6 +253,7 @@ def _create_target(served: ServedCatalog, ident: ViewIdentifier, request: Commit
     """The table a commit that asserts create is made on. PyIceberg's ``commit_table`` reads
     only its identifier (it reloads the current state, and a table that is absent is created
     from the updates); the rest is a placeholder."""
+    check_new_identifier(ident.namespace, ident.name, "table")
     _require_namespace(served, ident.namespace)
     if served.catalog.view_exists(ident):
         raise AlreadyExistsError(f"View with same name already exists: {ident}")
