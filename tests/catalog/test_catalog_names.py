@@ -134,3 +134,28 @@ def test_existing_long_names_are_still_looked_up(catalog: SqlCatalog) -> None:
     assert to_identifier(("ns", long)).name == long
     assert not catalog.view_exists(("ns", long))
     assert not catalog.drop_view(("ns", long))
+
+
+def test_the_rest_client_refuses_before_sending(iceview_server: Any) -> None:
+    from iceview.catalog.rest import RestCatalog
+
+    catalog = RestCatalog("served", uri=iceview_server.uri, warehouse=iceview_server.warehouse_uri)
+    try:
+        catalog.create_namespace("names_rest")
+        long = "z" * (MAX_NAME_LENGTH + 1)
+        calls = {
+            "namespace": lambda: catalog.create_namespace((long,)),
+            "create": lambda: create(catalog, ("names_rest", long), default_namespace=("names_rest",)),
+            "rename": lambda: catalog.rename_view("names_rest.v", ("names_rest", long)),
+            "register": lambda: catalog.register_view(
+                ("names_rest", long), "file:///x/00000-a.metadata.json"
+            ),
+        }
+        for what, call in calls.items():
+            with pytest.raises(InvalidNameError):
+                call()
+            assert (long,) not in catalog.list_namespaces(), what
+        assert catalog.list_views("names_rest") == []
+    finally:
+        catalog.drop_namespace("names_rest")
+        catalog.close()
