@@ -20,6 +20,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidIdentifierError",
     "InvalidMetadataError",
+    "InvalidNameError",
     "InvalidStateError",
     "InvalidUpdateError",
     "MissingDialectError",
@@ -112,6 +113,11 @@ class UnsupportedOperationError(IceviewError, NotImplementedError):
 
 class InvalidIdentifierError(InvalidArgumentError):
     """An identifier that is empty or would escape the warehouse when turned into a location."""
+
+
+class InvalidNameError(InvalidIdentifierError):
+    """A new name longer than iceview allows (``iceview.identifiers.MAX_NAME_LENGTH`` characters,
+    ``MAX_NAME_BYTES`` bytes), or one that makes a path the file system cannot hold."""
 
 
 class NotFoundError(IceviewError, FileNotFoundError):

@@ -15,6 +15,7 @@ and ``py-io-impl`` always wins.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import os
 import re
@@ -28,7 +29,7 @@ from urllib.parse import urlparse
 
 from pyiceberg.io import PY_IO_IMPL, FileIO, InputFile, InputStream, OutputFile, OutputStream, load_file_io
 
-from iceview.errors import InvalidArgumentError, InvalidMetadataError, NotFoundError
+from iceview.errors import InvalidArgumentError, InvalidMetadataError, InvalidNameError, NotFoundError
 from iceview.spec import ViewMetadata
 
 __all__ = [
@@ -167,18 +168,111 @@ class _LocalInputFile(_LocalFile, InputFile):
         return open(self._path, "rb")
 
 
+class _AtomicLocalStream:
+    """What :meth:`_LocalOutputFile.create` hands out: bytes go to a hidden temporary file beside
+    the target (``.<name>.<hex>.tmp``: never taken for a metadata file), which appears under the
+    target's name, whole, only when the stream is closed without an exception. A writer that fails
+    (or is killed) mid-write leaves no file at the target; one that fails with an exception leaves
+    no temporary file either.
+
+    The target appears by ``os.link`` (which fails on an existing name, so exclusive creation is
+    still decided by the operating system), or by ``os.replace`` with ``overwrite``. Where a file
+    system has no hard links, an existence check and ``os.rename`` stand in."""
+
+    def __init__(self, path: str, overwrite: bool) -> None:
+        self._path = path
+        self._overwrite = overwrite
+        folder, name = os.path.split(path)
+        self._temp = os.path.join(folder, f".{name}.{uuidlib.uuid4().hex[:16]}.tmp")
+        self._file = open(self._temp, "xb")  # noqa: SIM115 - closed by close() or __exit__
+        self._done = False
+
+    def write(self, b: bytes) -> int:
+        return self._file.write(b)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    @property
+    def closed(self) -> bool:
+        return self._done
+
+    def close(self) -> None:
+        """Finish: the bytes reach the disk, then the target's name."""
+        if self._done:
+            return
+        self._done = True
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            self._publish()
+        except BaseException:
+            self._discard()
+            raise
+
+    def abort(self) -> None:
+        """Give up: the temporary file goes, the target is not touched."""
+        if self._done:
+            return
+        self._done = True
+        self._discard()
+
+    def _publish(self) -> None:
+        if self._overwrite:
+            os.replace(self._temp, self._path)
+            return
+        try:
+            os.link(self._temp, self._path)  # FileExistsError if the name is taken
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here (some network and FAT file systems)
+            if os.path.lexists(self._path):
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), self._path) from None
+            os.rename(self._temp, self._path)
+            return
+        os.unlink(self._temp)
+
+    def _discard(self) -> None:
+        with contextlib.suppress(OSError):
+            self._file.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self._temp)
+
+    def __enter__(self) -> _AtomicLocalStream:
+        return self
+
+    def __exit__(
+        self, exctype: type[BaseException] | None, excinst: BaseException | None, exctb: Any
+    ) -> None:
+        if exctype is None:
+            self.close()
+        else:
+            self.abort()
+
+    def __del__(self) -> None:  # dropped without close(): nothing is published
+        with contextlib.suppress(Exception):
+            self.abort()
+
+
 class _LocalOutputFile(_LocalFile, OutputFile):
     def to_input_file(self) -> InputFile:
         return _LocalInputFile(self.location)
 
     def create(self, overwrite: bool = False) -> OutputStream:
-        """Open for writing, making missing folders; without ``overwrite`` an existing file is
-        ``FileExistsError``, decided by the operating system (exclusive creation), not by a check
-        that a concurrent writer could slip past."""
+        """Open for writing, making missing folders; the file appears whole, under its name, when
+        the stream is closed (:class:`_AtomicLocalStream`). Without ``overwrite`` an existing file
+        is ``FileExistsError``: here already when it exists, and decided by the operating system
+        (a hard link cannot replace a name) when another writer got there in between."""
         folder = os.path.dirname(self._path)
         if folder:
             os.makedirs(folder, exist_ok=True)
-        return open(self._path, "wb" if overwrite else "xb")
+        if not overwrite and os.path.lexists(self._path):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), self._path)
+        return _AtomicLocalStream(self._path, overwrite)
 
 
 class LocalFileIO(FileIO):
@@ -277,6 +371,13 @@ def write_metadata(
             stream.write(data)
     except FileExistsError:
         raise InvalidArgumentError(f"Metadata file already exists: {location}") from None
+    except OSError as e:
+        if e.errno == errno.ENAMETOOLONG or "File name too long" in str(e):  # PyArrow: in the text only
+            raise InvalidNameError(
+                f"Cannot write metadata file {location}: the path, or a name in it, is longer than "
+                "the file system allows"
+            ) from None
+        raise
 
 
 def _compresses_by_extension(io: FileIO) -> bool:

@@ -8,6 +8,11 @@ Names and namespace levels become parts of file locations (``<warehouse>/<ns lev
 those that could escape the warehouse are refused with :class:`~iceview.errors.InvalidIdentifierError`:
 empty ones, and ones containing ``..``, ``/`` or NUL. A namespace level must not contain ``.``
 either: the catalog stores a namespace as its levels joined by dots, so it could not be read back.
+
+A *new* name (a view created, registered or renamed to, a namespace created: :func:`to_new_identifier`
+and :func:`to_new_namespace`) must also fit the file system and the metastores, or it is refused with
+:class:`~iceview.errors.InvalidNameError` before anything is written: see :data:`MAX_NAME_LENGTH`
+and :data:`MAX_NAME_BYTES`. Names that exist already (made by another client) are still looked up.
 """
 
 from __future__ import annotations
@@ -16,20 +21,60 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from iceview.errors import InvalidIdentifierError
+from iceview.errors import InvalidIdentifierError, InvalidNameError
 
 __all__ = [
+    "MAX_NAME_BYTES",
+    "MAX_NAME_LENGTH",
     "IdentifierLike",
     "NamespaceLike",
     "ViewIdentifier",
+    "name_problem",
     "namespace_to_string",
     "string_to_namespace",
     "to_identifier",
     "to_namespace",
+    "to_new_identifier",
+    "to_new_namespace",
 ]
 
 IdentifierLike = Union[str, Sequence[str], "ViewIdentifier"]
 NamespaceLike = str | Sequence[str]
+
+
+MAX_NAME_LENGTH = 128
+"""The most characters a new name may have: a view or table name, or a namespace (its levels joined
+by dots). Hive Metastore (and so Glue, and Spark on either) limits database and table names to 128
+characters."""
+
+# A name becomes one component of a file path: ``<warehouse>/<ns1>/<ns2>/<name>/metadata/...`` for
+# views (Java's JDBC layout), ``<name>-<32 hex digits>`` with ``unique-table-location``,
+# ``<warehouse>/<ns1.ns2>/<table>`` for tables in PyIceberg's SQL catalog (the namespace, joined by
+# dots, is one component) and ``<ns>.db`` in the Hive layout. A component is at most 255 bytes on
+# ext4, xfs, btrfs and APFS (UTF-8) and 255 UTF-16 units on NTFS (never more units than UTF-8
+# bytes); the longest suffix a layout adds is ``-`` and a uuid's 32 hex digits.
+_COMPONENT_BYTES = 255
+_LONGEST_SUFFIX = len("-") + 32
+
+MAX_NAME_BYTES = _COMPONENT_BYTES - _LONGEST_SUFFIX
+"""The most bytes of UTF-8 a new name (or namespace, joined by dots) may have: 222, so that the
+path component it becomes fits 255 bytes with any suffix the warehouse layouts add."""
+
+
+def _abbreviated(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:32]) + "..."
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` is too long to be a new name (or namespace, levels joined by dots), or None.
+    The text shows the first characters of a long name only."""
+    chars = len(name)
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if chars <= MAX_NAME_LENGTH and size <= MAX_NAME_BYTES:
+        return None
+    if chars > MAX_NAME_LENGTH:
+        return f"{_abbreviated(name)} has {chars} characters, more than the {MAX_NAME_LENGTH} allowed"
+    return f"{_abbreviated(name)} has {size} bytes of UTF-8, more than the {MAX_NAME_BYTES} allowed"
 
 
 def _check_level(level: object, what: str, shown: str) -> str:
@@ -108,6 +153,29 @@ def to_identifier(identifier: IdentifierLike) -> ViewIdentifier:
     _check_level(name, "name", shown)
     namespace = to_namespace(levels[:-1])
     return ViewIdentifier(namespace, name)
+
+
+def to_new_namespace(namespace: NamespaceLike) -> tuple[str, ...]:
+    """:func:`to_namespace` for a namespace about to be created: its levels joined by dots (one
+    path component in PyIceberg's table layout, one database name in Hive's) may not be longer
+    than :data:`MAX_NAME_LENGTH` characters or :data:`MAX_NAME_BYTES` bytes."""
+    ns = to_namespace(namespace)
+    problem = name_problem(namespace_to_string(ns))
+    if problem is not None:
+        raise InvalidNameError(f"Invalid namespace: {problem}")
+    return ns
+
+
+def to_new_identifier(identifier: IdentifierLike) -> ViewIdentifier:
+    """:func:`to_identifier` for a view or table about to be created, registered or renamed to:
+    its name, and its namespace with the levels joined by dots, may not be longer than
+    :data:`MAX_NAME_LENGTH` characters or :data:`MAX_NAME_BYTES` bytes."""
+    ident = to_identifier(identifier)
+    problem = name_problem(ident.name)
+    if problem is not None:
+        raise InvalidNameError(f"Invalid name: {problem}")
+    to_new_namespace(ident.namespace)
+    return ident
 
 
 def namespace_to_string(namespace: Sequence[str]) -> str:

@@ -645,3 +645,16 @@ def test_sql_translate_refusal_names_the_view_its_dialects_and_each_construct(tm
         "cannot translate spark SQL to duckdb: 1 construct refused: HASH(events.source)"
     ), line
     assert "[hash]" in line
+
+
+@pytest.mark.parametrize("new", ["x" * 10_000, "x" * 129, "default." + "é" * 112])
+def test_a_new_name_over_the_length_limit_is_a_usage_error(run: Run, demo: Demo, new: str) -> None:
+    before = sorted(p.name for p in demo.warehouse.rglob("*"))
+    line = fails(run("rename", VIEW, new), ExitCode.USAGE, "Invalid name", "allowed")
+    assert len(line) < 300, line  # the name is not echoed whole
+    assert sorted(p.name for p in demo.warehouse.rglob("*")) == before
+    catalog = demo.catalog()
+    try:
+        assert catalog.view_exists(VIEW)
+    finally:
+        catalog.close()

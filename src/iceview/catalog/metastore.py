@@ -28,7 +28,7 @@ from iceview.errors import (
     TableAlreadyExistsError,
     ViewAlreadyExistsError,
 )
-from iceview.identifiers import IdentifierLike, ViewIdentifier, to_identifier
+from iceview.identifiers import IdentifierLike, ViewIdentifier, to_identifier, to_new_identifier
 
 if TYPE_CHECKING:
     from pyiceberg.io import FileIO
@@ -123,6 +123,7 @@ class MetastoreViewCatalog(Catalog):
     ) -> View:
         from iceview.spec import apply
 
+        to_new_identifier(ops.identifier)  # before anything is written
         base = ops.current()
         if base is not None:
             raise ViewAlreadyExistsError(f"View already exists: {ops.identifier}")
@@ -143,6 +144,7 @@ class MetastoreViewCatalog(Catalog):
         return props
 
     def _create_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
+        to_new_identifier(identifier)
         ops = self.new_view_ops(identifier)
         if ops.current() is not None:
             raise ViewAlreadyExistsError(f"View already exists: {identifier}")
@@ -177,7 +179,7 @@ class MetastoreViewCatalog(Catalog):
     def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View:
         """Point a new view at an existing metadata file (no new file is written, as in Java).
         This is the one change that is no update: the REST spec has its own ``register-view``."""
-        ident = to_identifier(identifier)
+        ident = to_new_identifier(identifier)
         if not metadata_location:
             raise InvalidArgumentError("Cannot register an empty metadata file location as a view")
         if self.view_exists(ident):

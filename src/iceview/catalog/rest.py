@@ -64,6 +64,8 @@ from iceview.identifiers import (
     namespace_to_string,
     to_identifier,
     to_namespace,
+    to_new_identifier,
+    to_new_namespace,
 )
 from iceview.spec import AssertCreate, AssertViewUUID, ViewMetadata, ViewRequirement, ViewUpdate, apply
 from iceview.spec.codec import parse_object
@@ -230,6 +232,7 @@ class RestCatalog(Catalog):
     def _commit_create(
         self, ident: ViewIdentifier, requirements: Sequence[ViewRequirement], updates: Sequence[ViewUpdate]
     ) -> View:
+        to_new_identifier(ident)  # refused here, as the server would
         self._session.require(ViewEndpoint.CREATE)
         for requirement in requirements:
             requirement.validate(None)
@@ -261,7 +264,7 @@ class RestCatalog(Catalog):
         return props
 
     def _create_view(self, identifier: ViewIdentifier, definition: ViewDefinition) -> View:
-        self._checked(identifier)
+        self._checked(to_new_identifier(identifier))
         self._session.require(ViewEndpoint.CREATE)
         change = create_change(definition, definition.location or "", self._properties(definition))
         return self.commit_view(identifier, change.requirements, change.updates)
@@ -353,7 +356,7 @@ class RestCatalog(Catalog):
 
     def rename_view(self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike) -> None:
         src = self._checked(to_identifier(from_identifier))
-        dst = to_identifier(to_identifier_)
+        dst = to_new_identifier(to_identifier_)
         if src == dst:
             return
         if not dst.namespace:
@@ -368,7 +371,7 @@ class RestCatalog(Catalog):
         )
 
     def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View:
-        ident = self._checked(to_identifier(identifier))
+        ident = self._checked(to_new_identifier(identifier))
         if not metadata_location:
             raise InvalidArgumentError("Cannot register an empty metadata file location as a view")
         if not self._session.supports(ViewEndpoint.REGISTER):
@@ -430,7 +433,7 @@ class RestCatalog(Catalog):
         return self._pyiceberg(f"REST catalog {self.name}", lambda: PyIcebergRestCatalog(self.name, **props))
 
     def create_namespace(self, namespace: NamespaceLike, properties: Mapping[str, str] | None = None) -> None:
-        ns = to_namespace(namespace)
+        ns = to_new_namespace(namespace)
         if not ns:
             raise InvalidArgumentError("Cannot create the empty namespace")
         what = f"namespace {namespace_to_string(ns)}"

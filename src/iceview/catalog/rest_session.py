@@ -45,6 +45,7 @@ from iceview.errors import (
     ServiceUnavailableError,
     UnsupportedOperationError,
 )
+from iceview.spec.pydantic_errors import validation_problem
 
 __all__ = [
     "PAGE_SIZE",
@@ -166,8 +167,13 @@ def rest_error_from_pyiceberg(error: Exception, what: str, redact: Redactor) -> 
         return ServiceUnavailableError(
             f"Cannot reach the REST catalog ({what}): {type(error).__name__}: {redact(str(error))}"
         )
-    if isinstance(error, PydanticValidationError):
-        return RESTError(f"Malformed response from the REST catalog ({what}): {redact(str(error))}")
+    cause = error if isinstance(error, PydanticValidationError) else error.__cause__
+    if isinstance(error, PydanticValidationError | pyiceberg_errors.ValidationError) and isinstance(
+        cause, PydanticValidationError
+    ):
+        # iceview's text and the JSON path: pydantic's shows the response's values and its version
+        problem, path = validation_problem(cause.errors(), None, "response")
+        return RESTError(f"Malformed response from the REST catalog ({what}): {problem} (at {path})")
     if isinstance(error, ValueError):  # PyIceberg's checks of the properties (auth.type, ...)
         return InvalidArgumentError(f"Invalid REST catalog configuration ({what}): {text}")
     return None

@@ -465,7 +465,7 @@ class SqlCatalog(MetastoreViewCatalog):
     def rename_view(self, from_identifier: IdentifierLike, to_identifier: IdentifierLike) -> None:
         self._require_views()
         src = _ids.to_identifier(from_identifier)
-        dst = _ids.to_identifier(to_identifier)
+        dst = _ids.to_new_identifier(to_identifier)
         if src == dst:
             return
         if not self.namespace_exists(dst.namespace):
@@ -542,7 +542,7 @@ class SqlCatalog(MetastoreViewCatalog):
             raise CatalogError(f"Failed to execute exists query: {java_sql_message(e)}: {describe(e)}") from e
 
     def create_namespace(self, namespace: NamespaceLike, properties: Mapping[str, str] | None = None) -> None:
-        ns = to_namespace(namespace)
+        ns = _ids.to_new_namespace(namespace)
         if not ns:
             raise InvalidArgumentError("Cannot create the empty namespace")
         if self.namespace_exists(ns):

@@ -8,16 +8,20 @@ logged with its traceback and answered without one) is a 5xx.
 
 from __future__ import annotations
 
+import errno
 import logging
+import re
 from dataclasses import dataclass
 
 import orjson
+import pydantic
 from pyiceberg import exceptions as pyi
 from starlette.responses import Response
 
 from iceview import errors as ice
+from iceview.spec.pydantic_errors import validation_problem
 
-__all__ = ["ApiError", "error_body", "error_response", "from_exception"]
+__all__ = ["ApiError", "error_body", "error_response", "from_exception", "library_text"]
 
 log = logging.getLogger("iceview.server")
 
@@ -57,6 +61,7 @@ _RULES: tuple[tuple[type[BaseException], _Rule], ...] = (
     (ice.CommitStateUnknownError, _Rule(500, "CommitStateUnknownException")),
     (ice.ServiceUnavailableError, _Rule(503, "ServiceUnavailableException")),
     (ice.UnsupportedOperationError, _Rule(406, "UnsupportedOperationException")),
+    (ice.InvalidNameError, _Rule(400, "BadRequestException")),
     (ice.InvalidMetadataError, _Rule(400, "ValidationException")),
     (ice.InvalidArgumentError, _Rule(400, "IllegalArgumentException")),
     (ice.ValidationError, _Rule(400, "ValidationException")),
@@ -84,6 +89,13 @@ def from_exception(error: BaseException, *, mutation: bool = False) -> ApiError:
     and becomes a 500; during a mutation its outcome is unknown (``CommitStateUnknownException``)."""
     if isinstance(error, ApiError):
         return error
+    if _name_too_long(error):
+        # a file the request names (or whose name it makes) cannot be created: nothing was written
+        return bad_request(
+            "Invalid request: a name or location makes a file path longer than the file system allows"
+        )
+    if isinstance(error, (pydantic.ValidationError, pyi.ValidationError)):
+        return ApiError(400, "ValidationException", f"Validation failed: {library_text(error)}")
     for cls, rule in _RULES:
         if isinstance(error, cls):
             return ApiError(rule.status, rule.error_type, str(error) or type(error).__name__)
@@ -96,6 +108,33 @@ def from_exception(error: BaseException, *, mutation: bool = False) -> ApiError:
             "reload to see whether the change was applied",
         )
     return ApiError(500, "ServerErrorException", f"The server failed unexpectedly ({type(error).__name__})")
+
+
+# where PyIceberg's messages go on to show the object they were checking (a whole metadata
+# document, a list of sort orders): cut there
+_DUMP = re.compile(r"(?::| in) [\[{(<]")
+_LONGEST_TEXT = 200
+
+
+def library_text(error: BaseException) -> str:
+    """The message of a PyIceberg or pydantic validation error, without what it was validating:
+    a pydantic error becomes iceview's text and JSON path (``missing field last-column-id (at
+    $.last-column-id)``, never the value or pydantic's version), a PyIceberg message is cut where
+    it starts to show an object, and is never longer than 200 characters."""
+    cause = error if isinstance(error, pydantic.ValidationError) else error.__cause__
+    if isinstance(cause, pydantic.ValidationError):
+        message, path = validation_problem(cause.errors(), None, "metadata")
+        return f"{message} (at {path})"
+    text = _DUMP.split(str(error), 1)[0].strip() or type(error).__name__
+    return text if len(text) <= _LONGEST_TEXT else text[:_LONGEST_TEXT] + "..."
+
+
+def _name_too_long(error: BaseException) -> bool:
+    """An ``ENAMETOOLONG`` from the operating system, or from PyArrow's file systems (which put
+    the errno in the message only)."""
+    if not isinstance(error, OSError):
+        return False
+    return error.errno == errno.ENAMETOOLONG or "File name too long" in str(error)
 
 
 def error_body(status: int, error_type: str, message: str) -> bytes:

@@ -7,7 +7,14 @@ from typing import Any
 from iceview.errors import NoSuchNamespaceError
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import ApiError, bad_request
-from iceview.server.protocol import check_level, get_string_list, get_string_map, namespace_from_path, page
+from iceview.server.protocol import (
+    check_level,
+    check_new_namespace,
+    get_string_list,
+    get_string_map,
+    namespace_from_path,
+    page,
+)
 
 __all__ = [
     "create_namespace",
@@ -37,6 +44,7 @@ def create_namespace(served: ServedCatalog, body: dict[str, Any]) -> Reply:
         raise bad_request(f"Invalid {what}: the namespace is empty", "$.namespace")
     for level in namespace:
         check_level(level, "namespace")
+    check_new_namespace(namespace, "namespace")
     properties = get_string_map(body, "properties", what)
     served.catalog.create_namespace(namespace, properties)
     return Reply(200, {"namespace": list(namespace), "properties": properties})

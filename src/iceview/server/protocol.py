@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from iceview.identifiers import name_problem
 from iceview.server.errors import ApiError, bad_request
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "check_location",
     "check_name",
     "check_new_identifier",
+    "check_new_namespace",
     "decode_json",
     "get_string",
     "get_string_list",
@@ -99,13 +101,27 @@ def get_string_map(obj: Mapping[str, Any], key: str, what: str) -> dict[str, str
 
 def check_name(name: str, what: str) -> str:
     """A namespace level, view or table name that cannot escape the warehouse in a path: not
-    empty, and no ``/``, ``\\``, ``..`` or NUL."""
+    empty, no ``/``, ``\\``, ``..`` or NUL, and not longer than iceview's limit
+    (:data:`iceview.identifiers.MAX_NAME_LENGTH`)."""
     if not name:
         raise bad_request(f"Invalid {what}: empty name")
+    _check_length(name, what)
     if "/" in name or "\\" in name or ".." in name or "\x00" in name:
         shown = name.replace("\x00", "\\0")
         raise bad_request(f"Invalid {what} {shown!r}: a name may not contain '/', '\\', '..' or NUL")
     return name
+
+
+def _check_length(name: str, what: str) -> None:
+    problem = name_problem(name)
+    if problem is not None:
+        raise bad_request(f"Invalid {what}: {problem}")
+
+
+def check_new_namespace(namespace: Sequence[str], what: str) -> None:
+    """A namespace about to be created, or holding a new view or table: its levels joined by dots
+    (one directory in PyIceberg's table layout) may not be longer than iceview's limit."""
+    _check_length(".".join(namespace), what)
 
 
 def check_level(name: str, what: str) -> str:
@@ -125,6 +141,7 @@ def check_new_identifier(namespace: Sequence[str], name: str, what: str) -> None
     would share files with the levels ``a``, ``b``)."""
     for level in namespace:
         check_name(level, f"{what} namespace")
+    check_new_namespace(namespace, f"{what} namespace")
     check_name(name, f"{what} name")
 
 

@@ -6,15 +6,20 @@ that names its JSON path. Checked here beforehand: what PyIceberg would fill wit
 
 from __future__ import annotations
 
+import gzip
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import orjson
 import pydantic
+from pyiceberg import exceptions as pyiceberg_errors
 from pyiceberg.catalog.rest import CreateTableRequest, RegisterTableRequest
+from pyiceberg.io import load_file_io
+from pyiceberg.serializers import Compressor, GzipCompressor
 from pyiceberg.table import CommitTableRequest, Table
-from pyiceberg.table.metadata import TableMetadata
+from pyiceberg.table.metadata import TableMetadata, TableMetadataWrapper
 from pyiceberg.table.update import (
     AddPartitionSpecUpdate,
     AddSchemaUpdate,
@@ -26,7 +31,7 @@ from pyiceberg.table.update import (
 
 from iceview.errors import InvalidMetadataError
 from iceview.identifiers import ViewIdentifier
-from iceview.server.errors import bad_request
+from iceview.server.errors import bad_request, library_text
 from iceview.server.protocol import (
     check_level,
     check_location,
@@ -34,6 +39,7 @@ from iceview.server.protocol import (
     get_string,
     get_string_list,
 )
+from iceview.spec.pydantic_errors import validation_problem
 from iceview.spec.schema import normalize_schema_json, schema_from_json
 
 __all__ = [
@@ -48,6 +54,7 @@ __all__ = [
     "parse_metrics_report",
     "parse_register",
     "parse_rename",
+    "read_table_metadata",
     "without_repeated_additions",
 ]
 
@@ -62,33 +69,16 @@ LOCATION_PROPERTIES = (
 """Table properties that move where PyIceberg writes a table's files: they are locations too."""
 
 
-def json_path(loc: Iterable[int | str], data: Any) -> str:
-    """A pydantic error location in ``data`` as a JSON path (``$.updates[0].schema``); the
-    union member pydantic names after an update's or requirement's tag is left out."""
-    out = "$"
-    node = data
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-            node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
-            continue
-        if isinstance(node, dict) and part not in node and part in (node.get("action"), node.get("type")):
-            continue
-        out += f".{part}"
-        node = node.get(part) if isinstance(node, dict) else None
-    return out
-
-
 def _validated(model: type[M], data: Mapping[str, Any], what: str) -> M:
     try:
         return model.model_validate(data)
     except pydantic.ValidationError as e:
-        first = e.errors()[0]
-        more = f" (and {e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
-        raise bad_request(f"Invalid {what}: {first['msg']}{more}", json_path(first["loc"], data)) from None
-    except (TypeError, ArithmeticError) as e:
+        # iceview's own text and the JSON path: pydantic's would show the input and its version
+        message, path = validation_problem(e.errors(), data, what)
+        raise bad_request(f"Invalid {what}: {message}", path) from None
+    except (TypeError, ArithmeticError):
         # some PyIceberg validators fail outside pydantic (a default value that does not fit)
-        raise bad_request(f"Invalid {what}: {type(e).__name__}: {e}") from None
+        raise bad_request(f"Invalid {what}: a value does not fit its field") from None
 
 
 # The required members of the table objects inside requests, as the REST spec and Java's parsers
@@ -165,6 +155,47 @@ def parse_register(namespace: Sequence[str], body: Mapping[str, Any]) -> Registe
     check_new_identifier(namespace, get_string(body, "name", what) or "", "table")
     get_string(body, "metadata-location", what)
     return _validated(RegisterTableRequest, {"overwrite": False, **body}, what)
+
+
+def read_table_metadata(properties: Mapping[str, str], location: str) -> TableMetadata:
+    """The table metadata file a ``RegisterTableRequest`` names, read as PyIceberg reads it (gzip
+    by name). What is wrong with it is told in iceview's words, with the JSON path in the file,
+    never its contents: a view's metadata file is named as such."""
+    what = "Invalid RegisterTableRequest"
+    try:
+        with load_file_io(dict(properties), location).new_input(location).open() as stream:
+            raw = stream.read()
+    except FileNotFoundError:
+        raise bad_request(f"{what}: no table metadata file at {location}", "$.metadata-location") from None
+    except OSError as e:
+        reason = e.strerror or "the file cannot be read"
+        raise bad_request(f"{what}: cannot read {location}: {reason}", "$.metadata-location") from None
+
+    def invalid(message: str, path: str = "$") -> Exception:
+        return bad_request(f"Invalid table metadata: {message}", f"{path} in {location}")
+
+    if isinstance(Compressor.get_compressor(location), GzipCompressor):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error):
+            raise invalid("the file is not gzip data, as its name says") from None
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise invalid("the file is not JSON") from None
+    if type(document) is not dict:
+        raise invalid("the file is not a JSON object")
+    if "view-uuid" in document and "table-uuid" not in document:
+        raise invalid("the file is a view metadata file, not a table metadata file")
+    try:
+        return TableMetadataWrapper.model_validate_json(raw).root
+    except pydantic.ValidationError as e:
+        message, path = validation_problem(e.errors(), document, "table metadata")
+        raise invalid(message, path) from None
+    except pyiceberg_errors.ValidationError as e:  # PyIceberg's own checks, inside its validators
+        raise invalid(library_text(e)) from None
+    except (ValueError, TypeError, ArithmeticError):
+        raise invalid("a value does not fit its field") from None
 
 
 def parse_commit(ident: ViewIdentifier, body: Mapping[str, Any]) -> CommitTableRequest:

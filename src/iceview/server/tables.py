@@ -25,7 +25,6 @@ from pyiceberg.exceptions import TableAlreadyExistsError as PyTableAlreadyExists
 from pyiceberg.io import load_file_io
 from pyiceberg.partitioning import UNPARTITIONED_PARTITION_SPEC
 from pyiceberg.schema import Schema
-from pyiceberg.serializers import FromInputFile
 from pyiceberg.table import CommitTableRequest, StagedTable
 from pyiceberg.table.metadata import new_table_metadata
 from pyiceberg.table.sorting import UNSORTED_SORT_ORDER
@@ -40,7 +39,7 @@ from iceview.errors import (
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import bad_request
-from iceview.server.protocol import check_location, identifier_json, page
+from iceview.server.protocol import check_location, check_new_identifier, identifier_json, page
 from iceview.server.table_requests import (
     check_table_locations,
     commit_result,
@@ -52,6 +51,7 @@ from iceview.server.table_requests import (
     parse_metrics_report,
     parse_register,
     parse_rename,
+    read_table_metadata,
     without_repeated_additions,
 )
 
@@ -159,13 +159,7 @@ def register_table(
     _check_free(served, ident)
     tables = _tables(served)
     # read it first: PyIceberg inserts the entry before it reads the file
-    try:
-        metadata = FromInputFile.table_metadata(load_file_io(tables.properties, location).new_input(location))
-    except (OSError, ValueError) as e:
-        raise bad_request(
-            f"Invalid RegisterTableRequest: cannot read table metadata at {location}: {e}",
-            "$.metadata-location",
-        ) from None
+    metadata = read_table_metadata(tables.properties, location)
     # later commits write where the metadata points
     check_table_locations(metadata.location, metadata.properties, (), allowed)
     try:
@@ -234,10 +228,13 @@ def commit_table(
         raise CommitFailedException(java_commit_message(str(e))) from None
     except PyTableAlreadyExistsError:
         raise AlreadyExistsError(f"Table already exists: {ident}") from None
-    except (KeyError, IndexError, TypeError) as e:
-        # an update that names what the metadata does not have (a snapshot, a schema id)
+    except (KeyError, IndexError, TypeError):
+        # an update that names what the metadata does not have (a snapshot, a schema id); PyIceberg
+        # says no more than a bare key or its own internals
         raise bad_request(
-            f"Invalid CommitTableRequest: cannot apply the updates: {e!r}", "$.updates"
+            "Invalid CommitTableRequest: cannot apply the updates: one names a snapshot, schema, "
+            "spec or sort order the table does not have, or does not fit the table",
+            "$.updates",
         ) from None
     return Reply(200, commit_result(response.metadata_location, response.metadata))
 
@@ -253,6 +250,7 @@ def _create_target(served: ServedCatalog, ident: ViewIdentifier, request: Commit
     """The table a commit that asserts create is made on. PyIceberg's ``commit_table`` reads
     only its identifier (it reloads the current state, and a table that is absent is created
     from the updates); the rest is a placeholder."""
+    check_new_identifier(ident.namespace, ident.name, "table")
     _require_namespace(served, ident.namespace)
     if served.catalog.view_exists(ident):
         raise AlreadyExistsError(f"View with same name already exists: {ident}")
