@@ -30,6 +30,18 @@ class ServerSettings:
     """How long an ``Idempotency-Key`` is remembered (advertised as ``idempotency-key-lifetime``)."""
     allow_external_locations: bool = False
     """Whether a view or table may be given a location outside its catalog's warehouse."""
+    token_rate_per_s: float = 2.0
+    """Requests per second and client address that may need a slow check (the token endpoint, and
+    bearer tokens that only a scrypt-stored static token could match); more get 429."""
+    token_burst: int = 20
+    """How many such requests an address may make at once before the rate applies."""
+    auth_threads: int = 2
+    """Threads that run slow checks (scrypt); at most ``auth_queue`` more wait for one, beyond
+    which requests get 503 at once."""
+    auth_queue: int = 32
+    auth_failure_delay_s: float = 0.1
+    """How long a 401 or 429 answer is held back (a timer: it costs the server nothing, and a client
+    sending wrong credentials as fast as it can gets at most ten answers a second a connection)."""
 
 
 @dataclass

@@ -53,6 +53,8 @@ class ServeOptions:
     allow_external_locations: bool = False
     idempotency: bool = True
     access_log: bool = False
+    token_rate_per_s: float = 2.0
+    auth_failure_delay_s: float = 0.1
     properties: dict[str, str] = field(default_factory=dict)
     """Extra catalog properties (tests and embedding: the same for every served catalog)."""
 
@@ -114,6 +116,8 @@ def build_app(options: ServeOptions, served: list[ServedCatalog] | None = None) 
         max_body_bytes=options.max_body_bytes,
         request_timeout_s=options.request_timeout_s,
         allow_external_locations=options.allow_external_locations,
+        token_rate_per_s=options.token_rate_per_s,
+        auth_failure_delay_s=options.auth_failure_delay_s,
     )
     authenticator = load_authenticator(options.auth_file) if options.auth_file else None
     idempotency = store_for(served[0].catalog, settings) if options.idempotency else None
