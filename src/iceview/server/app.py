@@ -23,6 +23,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route as StarletteRoute
@@ -31,6 +32,7 @@ from iceview.server.auth import Authenticator, Principal, parse_token_form
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import ApiError, error_body, error_response, from_exception
 from iceview.server.idempotency import IdempotencyStore, StoredReply
+from iceview.server.limits import HeaderLimits
 from iceview.server.metrics import Metrics
 from iceview.server.protocol import decode_json
 from iceview.server.ratelimit import RateLimiter
@@ -418,8 +420,13 @@ def create_app(
                 with contextlib.suppress(Exception):
                     served.close()
 
+    # a head over the limits never reaches auth
+    middleware = [
+        Middleware(HeaderLimits, max_bytes=app.settings.max_header_bytes, max_count=app.settings.max_headers)
+    ]
     return Starlette(
         routes=routes,
+        middleware=middleware,
         exception_handlers={404: _not_found, 405: _not_found, 400: _not_found},
         lifespan=lifespan,
     )

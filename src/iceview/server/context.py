@@ -30,6 +30,10 @@ class ServerSettings:
     """How long an ``Idempotency-Key`` is remembered (advertised as ``idempotency-key-lifetime``)."""
     allow_external_locations: bool = False
     """Whether a view or table may be given a location outside its catalog's warehouse."""
+    max_header_bytes: int = 64 * 1024
+    """Larger request heads (request line and header fields) are refused with 431."""
+    max_headers: int = 100
+    """Requests with more header fields are refused with 431."""
     token_rate_per_s: float = 2.0
     """Requests per second and client address that may need a slow check (the token endpoint, and
     bearer tokens that only a scrypt-stored static token could match); more get 429."""

@@ -47,6 +47,20 @@ from iceview.cli.context import State, command, common_options, pass_state
     help="Seconds a request may run.",
 )
 @click.option(
+    "--max-header-bytes",
+    default=64 * 1024,
+    show_default=True,
+    type=click.IntRange(1024),
+    help="Largest request head (request line and headers), in bytes; larger ones get 431.",
+)
+@click.option(
+    "--max-headers",
+    default=100,
+    show_default=True,
+    type=click.IntRange(8),
+    help="Most header fields in a request; more get 431.",
+)
+@click.option(
     "--token-rate",
     default=2.0,
     show_default=True,
@@ -84,6 +98,8 @@ def serve(
     allow_external_locations: bool,
     max_body: int,
     timeout: float,
+    max_header_bytes: int,
+    max_headers: int,
     token_rate: float,
     auth_failure_delay: float,
     access_log: bool,
@@ -112,6 +128,8 @@ def serve(
         request_timeout_s=timeout,
         allow_external_locations=allow_external_locations,
         access_log=access_log,
+        max_header_bytes=max_header_bytes,
+        max_headers=max_headers,
         token_rate_per_s=token_rate,
         auth_failure_delay_s=auth_failure_delay,
     )
