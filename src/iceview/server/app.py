@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route as StarletteRoute
 
+from iceview.server.access_log import PRINCIPAL_KEY, AccessLog
 from iceview.server.auth import Authenticator, Principal, parse_token_form
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import ApiError, error_body, error_response, from_exception
@@ -123,6 +124,7 @@ class _App:
         found = self.auth.authenticate_quickly(authorization)
         if found is None:  # only a scrypt-stored static token could match it
             found = await self.slow(request, self.auth.authenticate, authorization)
+        request.scope[PRINCIPAL_KEY] = found.name
         return found
 
     async def refused(self, status: int) -> None:
@@ -356,6 +358,13 @@ class _App:
         return _json(200, {"status": "ok"})
 
     async def metrics_endpoint(self, request: Request) -> Response:
+        if self.settings.metrics_auth:
+            try:
+                await self.principal(request)
+            except Exception as e:
+                err = from_exception(e)
+                await self.refused(err.status)
+                return error_response(err)
         data, content_type = self.metrics.exposition()
         return Response(data, media_type=content_type)
 
@@ -420,10 +429,11 @@ def create_app(
                 with contextlib.suppress(Exception):
                     served.close()
 
-    # a head over the limits never reaches auth
-    middleware = [
+    # outermost first: the access log sees every answer, a head over the limits never reaches auth
+    middleware = [Middleware(AccessLog)] if app.settings.access_log else []
+    middleware.append(
         Middleware(HeaderLimits, max_bytes=app.settings.max_header_bytes, max_count=app.settings.max_headers)
-    ]
+    )
     return Starlette(
         routes=routes,
         middleware=middleware,

@@ -12,6 +12,7 @@ the answer instead of a reset connection.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import httptools
@@ -22,6 +23,7 @@ from iceview.server.limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADERS,
 __all__ = ["LimitedHttpToolsProtocol"]
 
 _LINGER_S = 2.0
+access_log = logging.getLogger("iceview.access")
 
 
 class _HeadTooLarge(Exception):
@@ -110,6 +112,9 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             ]
         )
         self.transport.write(b"".join(content))
+        if access_log.isEnabledFor(logging.INFO):
+            client = f"{self.client[0]}:{self.client[1]}" if self.client else "-"
+            access_log.info("%s - - 431 - (request head over the limits)", client)
         # half-close, then read and drop what the client still sends: closing with unread data
         # would reset the connection, and the client could lose the answer
         if self.transport.can_write_eof():

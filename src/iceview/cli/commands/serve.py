@@ -74,7 +74,16 @@ from iceview.cli.context import State, command, common_options, pass_state
     type=click.FloatRange(0.0, 10.0),
     help="Seconds a 401 or 429 answer is held back (costs the server nothing; slows down guessing).",
 )
-@click.option("--access-log", is_flag=True, help="Log every request (method, path, status).")
+@click.option(
+    "--metrics-auth/--no-metrics-auth",
+    default=None,
+    help="Whether /metrics needs a token (with --auth-file). Default: only when --host is not loopback.",
+)
+@click.option(
+    "--access-log",
+    is_flag=True,
+    help="Log one line per request to stderr (client, method, path, status, duration, principal).",
+)
 @click.option(
     "--hash-secret",
     is_flag=True,
@@ -102,6 +111,7 @@ def serve(
     max_headers: int,
     token_rate: float,
     auth_failure_delay: float,
+    metrics_auth: bool | None,
     access_log: bool,
     hash_secret: bool,
     hash_token: bool,
@@ -128,6 +138,7 @@ def serve(
         request_timeout_s=timeout,
         allow_external_locations=allow_external_locations,
         access_log=access_log,
+        metrics_auth=metrics_auth,
         max_header_bytes=max_header_bytes,
         max_headers=max_headers,
         token_rate_per_s=token_rate,
