@@ -30,7 +30,7 @@ LIMIT_COUNT = 100
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from fixtures.iceview_serve import start_iceview_server
 
-    served = start_iceview_server(tmp_path_factory.mktemp("headers"))
+    served = start_iceview_server(tmp_path_factory.mktemp("headers"), args=("--access-log",))
     yield served
     served.stop()
 
@@ -83,17 +83,28 @@ def still_serves(server: IceviewServer) -> None:
         assert answer.status == 200
 
 
+def refused_by_the_protocol(server: IceviewServer) -> int:
+    """How many requests uvicorn's protocol refused for their head (the app never saw them)."""
+    return server.log_text(10_000).count(" - - 431 - (request head over the limits)")
+
+
 def test_a_1_mb_header_gets_431(server: IceviewServer) -> None:
+    before = refused_by_the_protocol(server)
     started = time.monotonic()
     assert_431(exchange(server, request(headers=[("X-Big", "a" * (1024 * 1024))])))
     assert time.monotonic() - started < 10
     still_serves(server)
+    # refused while the head arrived, not after reading it whole and passing it to the app
+    assert refused_by_the_protocol(server) == before + 1, server.log_text()
+    assert "X-Big" not in server.log_text(10_000) and "aaaa" not in server.log_text(10_000)
 
 
 def test_10000_headers_get_431(server: IceviewServer) -> None:
+    before = refused_by_the_protocol(server)
     many = [(f"X-H{i}", "v") for i in range(10_000)]
     assert_431(exchange(server, request(headers=many)))
     still_serves(server)
+    assert refused_by_the_protocol(server) == before + 1, server.log_text()
 
 
 def test_a_head_just_over_the_limits_gets_431(server: IceviewServer) -> None:
