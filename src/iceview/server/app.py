@@ -23,16 +23,20 @@ import orjson
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route as StarletteRoute
 
+from iceview.server.access_log import PRINCIPAL_KEY, AccessLog
 from iceview.server.auth import Authenticator, Principal, parse_token_form
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import ApiError, error_body, error_response, from_exception
 from iceview.server.idempotency import IdempotencyStore, StoredReply
+from iceview.server.limits import HeaderLimits
 from iceview.server.metrics import Metrics
 from iceview.server.protocol import decode_json
+from iceview.server.ratelimit import RateLimiter
 from iceview.server.routes import ROUTES, Call, Route
 
 __all__ = ["create_app", "endpoints"]
@@ -75,20 +79,31 @@ class _App:
         # (asyncio's executor: measured ~0.1 ms a request less than anyio's thread pool)
         self.stopped = False
         self.executor = self._new_executor()
+        # slow checks (scrypt: client secrets, scrypt-stored static tokens) run on a few threads of
+        # their own, rate-limited per client address, with a bounded queue: they can neither
+        # stall the event loop nor take the catalog's threads
+        self.limiter = RateLimiter(settings.token_rate_per_s, settings.token_burst)
+        self.slow_executor = self._new_slow_executor()
+        self.slow_pending = 0
 
     def _new_executor(self) -> ThreadPoolExecutor:
         return ThreadPoolExecutor(max_workers=self.settings.threads, thread_name_prefix="iceview-serve")
+
+    def _new_slow_executor(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(max_workers=self.settings.auth_threads, thread_name_prefix="iceview-auth")
 
     def start(self) -> None:
         """A new thread pool if a lifespan's end closed it (an app may be started again, or
         called without a lifespan, as test clients do)."""
         if self.stopped:
             self.executor = self._new_executor()
+            self.slow_executor = self._new_slow_executor()
             self.stopped = False
 
     def stop(self) -> None:
         """Lifespan end: requests in flight finish on their threads; the pool takes no more."""
         self.executor.shutdown(wait=False)
+        self.slow_executor.shutdown(wait=False)
         self.stopped = True
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -102,10 +117,58 @@ class _App:
             )
         return served
 
-    def principal(self, request: Request) -> Principal | None:
+    async def principal(self, request: Request) -> Principal | None:
         if self.auth is None:
             return None
-        return self.auth.authenticate(request.headers.get("authorization"))
+        authorization = request.headers.get("authorization")
+        found = self.auth.authenticate_quickly(authorization)
+        if found is None:  # only a scrypt-stored static token could match it
+            found = await self.slow(request, self.auth.authenticate, authorization)
+        request.scope[PRINCIPAL_KEY] = found.name
+        return found
+
+    async def refused(self, status: int) -> None:
+        """Hold back the answer to a request refused for its credentials (401) or its rate (429):
+        a timer, no work, so a client that keeps failing slows down itself, not the server."""
+        if status in (401, 429) and self.settings.auth_failure_delay_s > 0:
+            await asyncio.sleep(self.settings.auth_failure_delay_s)
+
+    def limit_rate(self, request: Request) -> None:
+        """Refuse with 429 when the client's address has used its share of slow checks."""
+        address = request.client.host if request.client else "-"
+        wait = self.limiter.take(address)
+        if wait:
+            raise ApiError(
+                429,
+                "TooManyRequestsException",
+                f"Too many requests: retry after {wait} s",
+                headers={"Retry-After": str(wait)},
+            )
+
+    async def slow(self, request: Request, check: Callable[..., Any], *args: Any) -> Any:
+        """``check(*args)``, a slow check (scrypt), rate-limited per client address (429), on
+        the slow checks' threads."""
+        self.limit_rate(request)
+        return await self.run_slow(check, *args)
+
+    async def run_slow(self, check: Callable[..., Any], *args: Any) -> Any:
+        """``check(*args)`` on the slow checks' threads; refused at once (503) when too many
+        already wait for one."""
+        if self.slow_pending >= self.settings.auth_threads + self.settings.auth_queue:
+            raise ApiError(
+                503,
+                "ServiceUnavailableException",
+                "Service unavailable: too many credential checks in progress, retry after 1 s",
+                headers={"Retry-After": "1"},
+            )
+        self.start()
+        self.slow_pending += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self.slow_executor, functools.partial(check, *args)
+            )
+        finally:
+            self.slow_pending -= 1
 
     async def body(self, request: Request) -> bytes:
         limit = self.settings.max_body_bytes
@@ -162,6 +225,7 @@ class _App:
         except Exception as e:
             err = from_exception(e, mutation=mutation)
             status = err.status
+            await self.refused(status)
             if request.method == "HEAD":
                 return Response(status_code=err.status, media_type="application/json")
             return error_response(err)
@@ -172,7 +236,7 @@ class _App:
         return await self._observed(request, "/v1/config", lambda: self._config(request))
 
     async def _config(self, request: Request) -> Response:
-        self.principal(request)
+        await self.principal(request)
         warehouse = request.query_params.get("warehouse")
         served = self.default
         if warehouse:
@@ -206,9 +270,11 @@ class _App:
             raise ApiError(
                 404, "NotFoundException", "Not found: this server has no authentication configured"
             )
+        # checking a secret is deliberately slow (scrypt): rate-limited, off the event loop
+        self.limit_rate(request)
         form = parse_token_form(await self.body(request))
-        # checking a secret is deliberately slow (scrypt): off the event loop
-        status, body = await run_in_threadpool(self.auth.issue_token, form)
+        status, body = await self.run_slow(self.auth.issue_token, form)
+        await self.refused(status)
         return _json(status, body)
 
     async def dispatch(self, request: Request, routes: Mapping[str, Route]) -> Response:
@@ -227,7 +293,7 @@ class _App:
         )
 
     async def _serve(self, request: Request, route: Route) -> Response:
-        principal = self.principal(request)
+        principal = await self.principal(request)
         if route.mutation and principal is not None and not principal.can_write:
             raise ApiError(
                 403,
@@ -292,6 +358,13 @@ class _App:
         return _json(200, {"status": "ok"})
 
     async def metrics_endpoint(self, request: Request) -> Response:
+        if self.settings.metrics_auth:
+            try:
+                await self.principal(request)
+            except Exception as e:
+                err = from_exception(e)
+                await self.refused(err.status)
+                return error_response(err)
         data, content_type = self.metrics.exposition()
         return Response(data, media_type=content_type)
 
@@ -356,8 +429,14 @@ def create_app(
                 with contextlib.suppress(Exception):
                     served.close()
 
+    # outermost first: the access log sees every answer, a head over the limits never reaches auth
+    middleware = [Middleware(AccessLog)] if app.settings.access_log else []
+    middleware.append(
+        Middleware(HeaderLimits, max_bytes=app.settings.max_header_bytes, max_count=app.settings.max_headers)
+    )
     return Starlette(
         routes=routes,
+        middleware=middleware,
         exception_handlers={404: _not_found, 405: _not_found, 400: _not_found},
         lifespan=lifespan,
     )

@@ -26,11 +26,20 @@ PyIceberg depends on, as PyIceberg reads ``.pyiceberg.yaml``)::
         access: read-write                                 # or read-only (the default)
     tokens:
       - name: dashboards
-        token-hash: "scrypt:16384:8:1$<salt>$<hash>"
+        token-hash: "sha256$<hash>"                        # from hash_token(token)
         access: read-only
 
-Secrets and static tokens are stored only as salted scrypt hashes (:func:`hash_secret`), and
-compared in constant time. The signing key comes from ``signing-key`` in the file, else from
+Client secrets are stored only as salted scrypt hashes (:func:`hash_secret`): a person may choose
+one, so the stored form must resist guessing. Static tokens are machine-made random strings of at
+least 128 bits (``secrets.token_urlsafe(32)``): they are stored as their SHA-256
+(:func:`hash_token`), which no one can invert, and checked at a cost that does not depend on the
+token presented or on how many tokens are configured. At start-up each stored digest is keyed with a
+random per-process key (HMAC-SHA256) into a dict; a presented token is hashed and keyed once and
+looked up, so a wrong token costs what a right one costs and no slow KDF runs for it. Static tokens
+stored as scrypt hashes (the earlier form) still work: a token that matches one is verified once,
+then found in the dict like the others; an unknown token then needs one scrypt per such entry,
+which :meth:`Authenticator.authenticate_quickly` leaves to the caller (the app runs it on a small
+bounded pool, rate-limited per client address). Every comparison is constant-time. The signing key comes from ``signing-key`` in the file, else from
 the environment variable ``ICEVIEW_SERVER_SIGNING_KEY``. Every worker process and every
 instance behind a load balancer must use the same key to accept each other's tokens:
 :func:`ensure_signing_key` puts a fresh random key in the environment before workers start when
@@ -67,6 +76,7 @@ __all__ = [
     "Principal",
     "ensure_signing_key",
     "hash_secret",
+    "hash_token",
     "load_authenticator",
     "parse_token_form",
     "verify_secret",
@@ -86,6 +96,8 @@ _JWT_HEADER = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"
 _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
 _MAX_SCRYPT_N = 2**20
 _CACHE_SIZE = 4096
+_SHA256 = "sha256$"
+_MIN_TOKEN_CHARS = 16
 
 
 # -- secrets -----------------------------------------------------------------------------------
@@ -105,6 +117,18 @@ def hash_secret(secret: str) -> str:
     salt = secrets.token_bytes(16)
     digest = _scrypt(secret.encode(), salt, _SCRYPT_N, _SCRYPT_R, _SCRYPT_P)
     return f"scrypt:{_SCRYPT_N}:{_SCRYPT_R}:{_SCRYPT_P}${_b64(salt)}${_b64(digest)}"
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a static token (``sha256$hash``, base64url): its SHA-256, unsalted, so
+    that it can be looked up at constant cost. Fit only for random tokens, never for a password
+    (use :func:`hash_secret` for client secrets)."""
+    if len(token) < _MIN_TOKEN_CHARS:
+        raise InvalidArgumentError(
+            f"A static token must be a random string of at least {_MIN_TOKEN_CHARS} characters "
+            "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    return _SHA256 + _b64(hashlib.sha256(token.encode()).digest())
 
 
 def _scrypt(secret: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -141,6 +165,19 @@ def _parse_hash(text: str, where: str) -> _Hash:
     return parsed
 
 
+def _parse_token_hash(text: str, where: str) -> _Hash | bytes:
+    """A static token's stored form: its SHA-256 digest (``sha256$``), or a scrypt :class:`_Hash`."""
+    if not text.startswith(_SHA256):
+        return _parse_hash(text, where)
+    try:
+        digest = _unb64(text[len(_SHA256) :])
+    except (ValueError, binascii.Error):
+        digest = b""
+    if len(digest) != 32:
+        raise InvalidArgumentError(f"{where} is not a hash made by `hash_token` (expected sha256$hash)")
+    return digest
+
+
 def verify_secret(secret: str, stored: str) -> bool:
     """Whether ``secret`` is the one ``stored`` (a :func:`hash_secret` result) was made from."""
     return _parse_hash(stored, "The stored hash").matches(secret)
@@ -165,7 +202,8 @@ class _Client:
 @dataclass(frozen=True)
 class _StaticToken:
     name: str
-    token: _Hash
+    token: _Hash | bytes
+    """A scrypt hash, or the token's SHA-256 digest."""
     can_write: bool
 
 
@@ -283,7 +321,7 @@ def load_authenticator(path: str) -> Authenticator:
         tokens.append(
             _StaticToken(
                 _text(entry, "name", at),
-                _parse_hash(_text(entry, "token-hash", at), f"{at}: 'token-hash'"),
+                _parse_token_hash(_text(entry, "token-hash", at), f"{at}: 'token-hash'"),
                 _access(entry, at),
             )
         )
@@ -325,14 +363,32 @@ class Authenticator:
     ) -> None:
         self._key = signing_key
         self._clients = dict(clients)
-        self._tokens = list(tokens)
         self.token_lifetime_s = token_lifetime_s
-        # static tokens are scrypt-hashed: each distinct presented token is checked once, then
-        # remembered by its SHA-256 (bounded; a miss is remembered too)
-        self._seen: OrderedDict[bytes, Principal | None] = OrderedDict()
+        # static tokens by a keyed hash of their SHA-256 (the key is random per process and never
+        # leaves it): one presented token costs one SHA-256, one HMAC and one dict lookup, however
+        # many tokens are configured, whether it is right or wrong
+        self._mac_key = secrets.token_bytes(32)
+        self._known: dict[bytes, Principal] = {}
+        self._slow: list[_StaticToken] = []
+        for static in tokens:
+            if isinstance(static.token, bytes):
+                self._known[self._mac(static.token)] = Principal(static.name, static.can_write)
+            else:
+                self._slow.append(static)
+        # presented tokens the scrypt entries refused (bounded; only used when there are such entries)
+        self._refused: OrderedDict[bytes, None] = OrderedDict()
         self._lock = threading.Lock()
         # an unknown client id costs as much as a wrong secret, so ids cannot be probed by timing
         self._decoy = _Hash(_SCRYPT_N, _SCRYPT_R, _SCRYPT_P, secrets.token_bytes(16), bytes(32))
+
+    @property
+    def has_slow_tokens(self) -> bool:
+        """Whether some static tokens are stored as scrypt hashes (an unknown token then needs
+        a slow check, see :meth:`authenticate_quickly`)."""
+        return bool(self._slow)
+
+    def _mac(self, digest: bytes) -> bytes:
+        return hmac.new(self._mac_key, digest, hashlib.sha256).digest()
 
     # -- tokens ----------------------------------------------------------------------------------
     def _sign(self, message: str) -> str:
@@ -371,40 +427,75 @@ class Authenticator:
             raise NotAuthorizedError(f"Client {sub!r} is no longer configured", 401)
         return Principal(sub, role == _READ_WRITE and client.can_write)
 
-    def _verify_static(self, token: str) -> Principal:
-        fingerprint = hashlib.sha256(token.encode()).digest()
+    def _fingerprint(self, token: str) -> bytes:
+        return self._mac(hashlib.sha256(token.encode()).digest())
+
+    def _verify_static_quickly(self, token: str) -> Principal | None:
+        fingerprint = self._fingerprint(token)
+        found = self._known.get(fingerprint)
+        if found is not None:
+            return found
+        if not self._slow:
+            raise NotAuthorizedError("The bearer token is not valid", 401)
         with self._lock:
-            if fingerprint in self._seen:
-                self._seen.move_to_end(fingerprint)
-                known = self._seen[fingerprint]
-                if known is None:
-                    raise NotAuthorizedError("The bearer token is not valid", 401)
-                return known
+            if fingerprint in self._refused:
+                self._refused.move_to_end(fingerprint)
+                raise NotAuthorizedError("The bearer token is not valid", 401)
+        return None
+
+    def _verify_static_slowly(self, token: str) -> Principal:
+        fingerprint = self._fingerprint(token)
         found: Principal | None = None
-        for static in self._tokens:
+        for static in self._slow:
+            assert isinstance(static.token, _Hash)
             if static.token.matches(token):
                 found = Principal(static.name, static.can_write)
                 break
         with self._lock:
-            self._seen[fingerprint] = found
-            if len(self._seen) > _CACHE_SIZE:
-                self._seen.popitem(last=False)
+            if found is not None:
+                # verified once: from now on found like a sha256 entry
+                self._known[fingerprint] = found
+            else:
+                self._refused[fingerprint] = None
+                if len(self._refused) > _CACHE_SIZE:
+                    self._refused.popitem(last=False)
         if found is None:
             raise NotAuthorizedError("The bearer token is not valid", 401)
         return found
 
-    def authenticate(self, authorization: str | None) -> Principal:
-        """The principal of a request's ``Authorization`` header; raises
-        :class:`~iceview.errors.NotAuthorizedError` (401) when it has no valid bearer token."""
+    @staticmethod
+    def _bearer(authorization: str | None) -> str:
         if not authorization:
             raise NotAuthorizedError("The request has no Authorization header", 401)
         scheme, _, token = authorization.strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise NotAuthorizedError("Expected 'Authorization: Bearer <token>'", 401)
-        if token.startswith(_JWT_HEADER + ".") and token.count(".") == 2:
+        return token
+
+    @staticmethod
+    def _is_signed(token: str) -> bool:
+        return token.startswith(_JWT_HEADER + ".") and token.count(".") == 2
+
+    def authenticate_quickly(self, authorization: str | None) -> Principal | None:
+        """The principal of a request's ``Authorization`` header, at a small cost that does not
+        depend on the token; raises :class:`~iceview.errors.NotAuthorizedError` (401) when it has
+        no valid bearer token. None: only :meth:`authenticate` can tell (an unknown static token
+        while some static tokens are stored as scrypt hashes), which costs one scrypt per such
+        token and belongs off the event loop."""
+        token = self._bearer(authorization)
+        if self._is_signed(token):
             return self._verify_signed(token, int(time.time()))
-        return self._verify_static(token)
+        return self._verify_static_quickly(token)
+
+    def authenticate(self, authorization: str | None) -> Principal:
+        """The principal of a request's ``Authorization`` header; raises
+        :class:`~iceview.errors.NotAuthorizedError` (401) when it has no valid bearer token. May
+        run a scrypt per scrypt-stored static token (see :meth:`authenticate_quickly`)."""
+        found = self.authenticate_quickly(authorization)
+        if found is not None:
+            return found
+        return self._verify_static_slowly(self._bearer(authorization))
 
     # -- the token endpoint ----------------------------------------------------------------------
     def issue_token(self, form: Mapping[str, str]) -> tuple[int, dict[str, Any]]:

@@ -30,6 +30,26 @@ class ServerSettings:
     """How long an ``Idempotency-Key`` is remembered (advertised as ``idempotency-key-lifetime``)."""
     allow_external_locations: bool = False
     """Whether a view or table may be given a location outside its catalog's warehouse."""
+    metrics_auth: bool = False
+    """Whether ``/metrics`` needs a bearer token (when authentication is configured)."""
+    max_header_bytes: int = 64 * 1024
+    """Larger request heads (request line and header fields) are refused with 431."""
+    max_headers: int = 100
+    """Requests with more header fields are refused with 431."""
+    token_rate_per_s: float = 2.0
+    """Requests per second and client address that may need a slow check (the token endpoint, and
+    bearer tokens that only a scrypt-stored static token could match); more get 429."""
+    token_burst: int = 20
+    """How many such requests an address may make at once before the rate applies."""
+    auth_threads: int = 2
+    """Threads that run slow checks (scrypt); at most ``auth_queue`` more wait for one, beyond
+    which requests get 503 at once."""
+    auth_queue: int = 32
+    auth_failure_delay_s: float = 0.1
+    """How long a 401 or 429 answer is held back (a timer: it costs the server nothing, and a client
+    sending wrong credentials as fast as it can gets at most ten answers a second a connection)."""
+    access_log: bool = False
+    """Log one line per request on ``iceview.access`` (``iceview.server.access_log``)."""
 
 
 @dataclass

@@ -29,11 +29,15 @@ log = logging.getLogger("iceview.server")
 class ApiError(Exception):
     """A request the server refuses, with the status and Java type name to answer with."""
 
-    def __init__(self, status: int, error_type: str, message: str) -> None:
+    def __init__(
+        self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.error_type = error_type
         self.message = message
+        self.headers = headers
+        """Response headers to answer with (e.g. ``Retry-After``)."""
 
 
 def bad_request(message: str, path: str | None = None) -> ApiError:
@@ -148,5 +152,5 @@ def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Re
         error_body(error.status, error.error_type, error.message),
         status_code=error.status,
         media_type="application/json",
-        headers=headers,
+        headers=headers if headers is not None else error.headers,
     )

@@ -53,6 +53,12 @@ class ServeOptions:
     allow_external_locations: bool = False
     idempotency: bool = True
     access_log: bool = False
+    metrics_auth: bool | None = None
+    """Whether ``/metrics`` needs a token; None: only when ``host`` is not loopback."""
+    max_header_bytes: int = 64 * 1024
+    max_headers: int = 100
+    token_rate_per_s: float = 2.0
+    auth_failure_delay_s: float = 0.1
     properties: dict[str, str] = field(default_factory=dict)
     """Extra catalog properties (tests and embedding: the same for every served catalog)."""
 
@@ -110,11 +116,24 @@ def build_app(options: ServeOptions, served: list[ServedCatalog] | None = None) 
 
     if served is None:
         served = _served(options)
+    metrics_auth = options.metrics_auth
+    if metrics_auth is None:
+        metrics_auth = not is_loopback(options.host)
     settings = ServerSettings(
         max_body_bytes=options.max_body_bytes,
         request_timeout_s=options.request_timeout_s,
         allow_external_locations=options.allow_external_locations,
+        metrics_auth=metrics_auth,
+        max_header_bytes=options.max_header_bytes,
+        max_headers=options.max_headers,
+        token_rate_per_s=options.token_rate_per_s,
+        auth_failure_delay_s=options.auth_failure_delay_s,
+        access_log=options.access_log,
     )
+    if options.access_log:
+        from iceview.server.access_log import configure_access_log
+
+        configure_access_log()
     authenticator = load_authenticator(options.auth_file) if options.auth_file else None
     idempotency = store_for(served[0].catalog, settings) if options.idempotency else None
     return create_app(served, settings, authenticator=authenticator, idempotency=idempotency)
@@ -156,7 +175,11 @@ def _tcp_socket(sock: socket.socket) -> socket.socket:
 
 class _Config(uvicorn.Config):
     """uvicorn's configuration, binding the shared socket as TCP (module level: worker processes
-    are spawned and get it pickled)."""
+    are spawned and get it pickled), with the limits on request heads that
+    :class:`~iceview.server.http_protocol.LimitedHttpToolsProtocol` reads."""
+
+    iceview_max_header_bytes: int = 64 * 1024
+    iceview_max_headers: int = 100
 
     def bind_socket(self) -> socket.socket:
         return _tcp_socket(super().bind_socket())
@@ -196,16 +219,22 @@ def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
     # handler it found: this one ends `serve` normally instead of killing the process
     previous = signal.signal(signal.SIGTERM, interrupted)
     try:
+        from iceview.server.http_protocol import LimitedHttpToolsProtocol
+
         config = _Config(
             target,
             factory=options.workers > 1,
             host=options.host,
             port=options.port,
             workers=options.workers,
-            access_log=options.access_log,
+            http=LimitedHttpToolsProtocol,
+            # uvicorn's own access lines would carry query strings: iceview.access logs requests
+            access_log=False,
             log_level="warning",
             timeout_graceful_shutdown=10,
         )
+        config.iceview_max_header_bytes = options.max_header_bytes
+        config.iceview_max_headers = options.max_headers
         if options.workers > 1:
             from uvicorn.supervisors import Multiprocess
 

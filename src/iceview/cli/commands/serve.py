@@ -46,11 +46,53 @@ from iceview.cli.context import State, command, common_options, pass_state
     type=click.FloatRange(0.1),
     help="Seconds a request may run.",
 )
-@click.option("--access-log", is_flag=True, help="Log every request (method, path, status).")
+@click.option(
+    "--max-header-bytes",
+    default=64 * 1024,
+    show_default=True,
+    type=click.IntRange(1024),
+    help="Largest request head (request line and headers), in bytes; larger ones get 431.",
+)
+@click.option(
+    "--max-headers",
+    default=100,
+    show_default=True,
+    type=click.IntRange(8),
+    help="Most header fields in a request; more get 431.",
+)
+@click.option(
+    "--token-rate",
+    default=2.0,
+    show_default=True,
+    type=click.FloatRange(0.01),
+    help="Token requests per second and client address (after a burst of 20); more get 429.",
+)
+@click.option(
+    "--auth-failure-delay",
+    default=0.1,
+    show_default=True,
+    type=click.FloatRange(0.0, 10.0),
+    help="Seconds a 401 or 429 answer is held back (costs the server nothing; slows down guessing).",
+)
+@click.option(
+    "--metrics-auth/--no-metrics-auth",
+    default=None,
+    help="Whether /metrics needs a token (with --auth-file). Default: only when --host is not loopback.",
+)
+@click.option(
+    "--access-log",
+    is_flag=True,
+    help="Log one line per request to stderr (client, method, path, status, duration, principal).",
+)
 @click.option(
     "--hash-secret",
     is_flag=True,
     help="Print the hash of a client secret or token (read from the prompt or stdin) for --auth-file, and exit.",
+)
+@click.option(
+    "--hash-token",
+    is_flag=True,
+    help="Print the stored form of a static token (read from the prompt or stdin) for --auth-file, and exit.",
 )
 @common_options
 @pass_state
@@ -65,14 +107,20 @@ def serve(
     allow_external_locations: bool,
     max_body: int,
     timeout: float,
+    max_header_bytes: int,
+    max_headers: int,
+    token_rate: float,
+    auth_failure_delay: float,
+    metrics_auth: bool | None,
     access_log: bool,
     hash_secret: bool,
+    hash_token: bool,
 ) -> None:
     """Serve the catalog (by default the embedded SQLite one) as an Iceberg REST catalog that
     Spark, Trino, PyIceberg and Java reach with type=rest. Prints the URL once it answers; stops
     on Ctrl-C or SIGTERM. Without --auth-file it listens on loopback only."""
-    if hash_secret:
-        _print_hash()
+    if hash_secret or hash_token:
+        _print_hash(token=hash_token)
         return
     from iceview.errors import InvalidArgumentError
     from iceview.server.run import ServeOptions, check_host, parse_catalogs
@@ -90,6 +138,11 @@ def serve(
         request_timeout_s=timeout,
         allow_external_locations=allow_external_locations,
         access_log=access_log,
+        metrics_auth=metrics_auth,
+        max_header_bytes=max_header_bytes,
+        max_headers=max_headers,
+        token_rate_per_s=token_rate,
+        auth_failure_delay_s=auth_failure_delay,
     )
     try:
         check_host(options)
@@ -98,12 +151,13 @@ def serve(
     run(options, say=lambda line: click.echo(line, err=False))
 
 
-def _print_hash() -> None:
-    """The salted scrypt hash of a secret: prompted for (twice, hidden) on a terminal, else the
-    first line of stdin. Only the hash is printed."""
+def _print_hash(token: bool = False) -> None:
+    """The salted scrypt hash of a secret (with ``token``: the SHA-256 form of a static token):
+    prompted for (twice, hidden) on a terminal, else the first line of stdin. Only the hash is
+    printed."""
     import sys
 
-    from iceview.server.auth import hash_secret
+    from iceview.server.auth import hash_secret, hash_token
 
     if sys.stdin.isatty():
         secret = click.prompt("Secret", hide_input=True, confirmation_prompt=True)
@@ -111,4 +165,4 @@ def _print_hash() -> None:
         secret = sys.stdin.readline().rstrip("\r\n")
     if not secret:
         raise click.UsageError("the secret is empty")
-    click.echo(hash_secret(secret))
+    click.echo(hash_token(secret) if token else hash_secret(secret))
