@@ -88,6 +88,7 @@ from iceview.errors import (
     InvalidArgumentError,
     InvalidMetadataError,
     InvalidStateError,
+    LocationOutsideWarehouseError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
     NoSuchNamespaceError,
@@ -129,7 +130,13 @@ class SqlViewOperations(ViewOperations):
     """The pointer of one view in ``iceberg_tables``: Java's ``JdbcViewOperations``."""
 
     def __init__(self, catalog: SqlCatalog, identifier: ViewIdentifier) -> None:
-        super().__init__(identifier, catalog.io, catalog.full_view_name(identifier), catalog.metadata_cache)
+        super().__init__(
+            identifier,
+            catalog.io,
+            catalog.full_view_name(identifier),
+            catalog.metadata_cache,
+            warehouse=catalog.warehouse_root,
+        )
         self.catalog = catalog
 
     def do_refresh(self) -> str | None:
@@ -458,7 +465,14 @@ class SqlCatalog(MetastoreViewCatalog):
             and last.metadata_file_location
             and property_as_bool(last.properties, GC_ENABLED, True)
         ):
-            delete_file_quietly(self.io, last.metadata_file_location)
+            from iceview import files
+
+            try:
+                files.check_in_warehouse(last.metadata_file_location, self.warehouse_root, "metadata file")
+            except LocationOutsideWarehouseError as e:
+                log.warning("Not deleting the metadata file of view %s: %s", ident, e)
+            else:
+                delete_file_quietly(self.io, last.metadata_file_location)
         log.info("Dropped view: %s", ident)
         return True
 
