@@ -48,6 +48,7 @@ class _Rule:
 _RULES: tuple[tuple[type[BaseException], _Rule], ...] = (
     (ice.NotAuthorizedError, _Rule(401, "NotAuthorizedException")),
     (ice.ForbiddenError, _Rule(403, "ForbiddenException")),
+    (ice.LocationOutsideWarehouseError, _Rule(403, "ForbiddenException")),
     (ice.NoSuchViewError, _Rule(404, "NoSuchViewException")),
     (ice.NoSuchTableError, _Rule(404, "NoSuchTableException")),
     (ice.NoSuchNamespaceError, _Rule(404, "NoSuchNamespaceException")),
