@@ -22,6 +22,7 @@ import sys
 import uuid as uuidlib
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -33,6 +34,7 @@ from iceview.errors import (
     InvalidMetadataError,
     LocationOutsideWarehouseError,
     NotFoundError,
+    UnsupportedOperationError,
 )
 from iceview.spec import ViewMetadata
 
@@ -43,6 +45,7 @@ __all__ = [
     "METADATA_COMPRESSION_DEFAULT",
     "WRITE_METADATA_LOCATION",
     "Codec",
+    "ListedFile",
     "LocalFileIO",
     "check_in_warehouse",
     "check_location_properties",
@@ -51,10 +54,12 @@ __all__ = [
     "delete_file",
     "file_io_for",
     "is_location_property",
+    "list_metadata_files",
     "metadata_dir",
     "new_metadata_location",
     "parse_version",
     "read_metadata",
+    "same_file",
     "write_metadata",
 ]
 
@@ -224,6 +229,46 @@ def _under(place: tuple[str, str, str], root: tuple[str, str, str]) -> bool:
     sep = os.sep if not place[0] else "/"
     base = root[2].rstrip(sep)
     return place[2] == root[2] or place[2] == base or place[2].startswith(base + sep)
+
+
+@dataclass(frozen=True)
+class ListedFile:
+    """A file found by :func:`list_metadata_files`: its location (the folder's spelling and its
+    name), size in bytes and modification time (seconds since the epoch)."""
+
+    location: str
+    size: int
+    modified: float
+
+
+def list_metadata_files(folder: str) -> list[ListedFile]:
+    """The metadata files (names with ``.metadata.json``) directly in ``folder``, a local path or
+    ``file:`` URI; regular files only (a symlink is not listed), sorted by name. A folder that does
+    not exist has none. Other schemes are :class:`UnsupportedOperationError` (no FileIO lists)."""
+    if not _is_local(folder):
+        raise UnsupportedOperationError(f"Cannot list {folder}: only local folders can be listed")
+    path = _local_path(folder)
+    found: list[ListedFile] = []
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    for entry in entries:
+        if _SUFFIX not in entry.name or not entry.is_file(follow_symlinks=False):
+            continue
+        info = entry.stat(follow_symlinks=False)
+        found.append(ListedFile(f"{folder.rstrip('/')}/{entry.name}", info.st_size, info.st_mtime))
+    return found
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two locations name the same file: equal, or local and the same real path
+    (``file:/p``, ``file:///p`` and ``/p`` are one file)."""
+    if a == b:
+        return True
+    if not (_is_local(a) and _is_local(b)) or "\x00" in a + b:
+        return False
+    return os.path.realpath(_local_path(a)) == os.path.realpath(_local_path(b))
 
 
 def file_io_for(location: str, properties: Mapping[str, str] | None = None) -> FileIO:

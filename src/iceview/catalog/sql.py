@@ -45,6 +45,7 @@ from iceview.catalog.metastore import MetastoreViewCatalog
 from iceview.catalog.operations import ViewOperations, delete_file_quietly
 from iceview.catalog.properties import GC_ENABLED, property_as_bool
 from iceview.catalog.sql_db import (
+    ALL_POINTERS_SQL,
     CREATE_NAMESPACE_PROPERTIES_TABLE_SQL,
     DELETE_ALL_NAMESPACE_PROPERTIES_SQL,
     DROP_VIEW_SQL,
@@ -505,6 +506,17 @@ class SqlCatalog(MetastoreViewCatalog):
         if updated == 0:
             raise NoSuchViewError(f"View does not exist: {src}")
         log.info("Renamed view from %s, to %s", src, dst)
+
+    def metadata_pointers(self) -> set[str]:
+        """Every ``metadata_location`` and ``previous_metadata_location`` in ``iceberg_tables``,
+        views and tables, of every catalog name sharing the database: one query."""
+        rows = self._query("list metadata pointers", ALL_POINTERS_SQL)
+        return {
+            location
+            for row in rows
+            for location in (row["metadata_location"], row["previous_metadata_location"])
+            if location
+        }
 
     # -- tables (look-ups only) ------------------------------------------------------------------
     def table_catalog(self) -> Any:
