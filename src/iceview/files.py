@@ -15,6 +15,7 @@ and ``py-io-impl`` always wins.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import os
 import re
@@ -429,6 +430,12 @@ def write_metadata(
             stream.write(data)
     except FileExistsError:
         raise InvalidArgumentError(f"Metadata file already exists: {location}") from None
+    except OSError as e:
+        if e.errno == errno.ENAMETOOLONG:
+            # the caller's location, not the server's disk: nothing was written, nothing committed
+            shown = location if len(location) <= 300 else location[:300] + "..."
+            raise InvalidArgumentError(f"Cannot write metadata file {shown!r}: {e.strerror}") from None
+        raise
 
 
 def _compresses_by_extension(io: FileIO) -> bool:

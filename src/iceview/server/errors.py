@@ -8,6 +8,7 @@ logged with its traceback and answered without one) is a 5xx.
 
 from __future__ import annotations
 
+import errno
 import logging
 from dataclasses import dataclass
 
@@ -88,6 +89,9 @@ def from_exception(error: BaseException, *, mutation: bool = False) -> ApiError:
     for cls, rule in _RULES:
         if isinstance(error, cls):
             return ApiError(rule.status, rule.error_type, str(error) or type(error).__name__)
+    if isinstance(error, OSError) and error.errno == errno.ENAMETOOLONG:
+        # a location a client chose (PyIceberg writing a table's file): nothing was written
+        return ApiError(400, "BadRequestException", f"Invalid location: {error.strerror}")
     log.error("Unexpected error while serving a request", exc_info=error)
     if mutation:
         return ApiError(

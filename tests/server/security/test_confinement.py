@@ -268,6 +268,16 @@ def test_without_the_switch_a_catalog_property_does_not_open_the_server(tmp_path
     assert not (tmp_path / "outside").exists()
 
 
+def test_an_over_long_location_in_the_warehouse_is_a_400(setup: Setup) -> None:
+    long = setup.warehouse + "/" + "x" * 5000
+    for answer in (
+        setup.client.post("/v1/namespaces/ns/views", json=view_body("v", location=long)),
+        setup.client.post("/v1/namespaces/ns/tables", json=table_body("t", location=long)),
+    ):
+        assert answer.status_code == 400, answer.text
+        assert "too long" in answer.json()["error"]["message"]
+
+
 # ----------------------------------------------------------------------------- the sweep
 
 SEGMENT = st.text(alphabet="abc.%2eE/\\\x00-_~ü", min_size=0, max_size=8)
@@ -306,7 +316,10 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
         view_doc = setup.client.get("/v1/namespaces/ns/views/v").json()["metadata"]
         counter = itertools.count()
         before = setup.sentinels()
-        statuses: list[int] = []
+        answers: list[tuple[int, str]] = []
+
+        def note(response: Any) -> None:
+            answers.append((response.status_code, response.text))
 
         @settings(
             max_examples=60,
@@ -323,6 +336,7 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
         )
         def request(kind: str, location: str, key: str, name: str) -> None:
             n = next(counter)
+            first = len(answers)
             client = setup.client
             if kind == "create-view-location":
                 answer = client.post("/v1/namespaces/ns/views", json=view_body(f"v{n}", location=location))
@@ -335,13 +349,13 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
                 answer = client.post("/v1/namespaces/ns/views/v", json=change)
                 if answer.status_code == 200:  # undo, so the next commits still write inside
                     undo = {"updates": [{"action": "remove-properties", "removals": [key]}]}
-                    assert client.post("/v1/namespaces/ns/views/v", json=undo).status_code < 500
+                    note(client.post("/v1/namespaces/ns/views/v", json=undo))
             elif kind == "commit-view-location":
                 change = {"updates": [{"action": "set-location", "location": location}]}
                 answer = client.post("/v1/namespaces/ns/views/v", json=change)
                 if answer.status_code == 200:
                     back = {"updates": [{"action": "set-location", "location": view_doc["location"]}]}
-                    assert client.post("/v1/namespaces/ns/views/v", json=back).status_code < 500
+                    note(client.post("/v1/namespaces/ns/views/v", json=back))
             elif kind == "register-view":
                 doc = dict(view_doc)
                 if key == "write.metadata.path":
@@ -354,7 +368,7 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
                 answer = client.post("/v1/namespaces/ns/register-view", json=body)
                 if answer.status_code == 200:  # then a commit to it must still stay inside
                     change = {"updates": [{"action": "set-properties", "updates": {"k": "v"}}]}
-                    statuses.append(client.post(f"/v1/namespaces/ns/views/r{n}", json=change).status_code)
+                    note(client.post(f"/v1/namespaces/ns/views/r{n}", json=change))
             elif kind == "create-table-location":
                 answer = client.post("/v1/namespaces/ns/tables", json=table_body(f"t{n}", location=location))
             elif kind == "create-table-property":
@@ -372,7 +386,7 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
                         "requirements": [],
                         "updates": [{"action": "remove-properties", "removals": [key]}],
                     }
-                    assert client.post("/v1/namespaces/ns/tables/t", json=undo).status_code < 500
+                    note(client.post("/v1/namespaces/ns/tables/t", json=undo))
             elif kind == "register-table-and-purge":
                 doc = copy.deepcopy(table_doc)
                 doc["metadata-log"] = [{"timestamp-ms": 1, "metadata-file": location}]
@@ -382,13 +396,15 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
                 answer = client.post("/v1/namespaces/ns/register", json=body)
                 if answer.status_code == 200:
                     purge = client.delete(f"/v1/namespaces/ns/tables/p{n}", params={"purgeRequested": "true"})
-                    statuses.append(purge.status_code)
+                    note(purge)
             else:
                 answer = client.post("/v1/namespaces/ns/views", json=view_body(name, location=location))
-            statuses.append(answer.status_code)
-            assert all(status < 500 for status in statuses), (kind, location, key, name, statuses)
+            note(answer)
+            failed = [text for status, text in answers[first:] if status >= 500]
+            assert not failed, (kind, location, key, name, failed)
             assert setup.sentinels() == before, (kind, location, key, name)
 
         request()
         # the sweep reached both answers: some requests were refused, and some were not
+        statuses = {status for status, _ in answers}
         assert 403 in statuses and any(200 <= s < 300 for s in statuses), statuses
