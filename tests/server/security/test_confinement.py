@@ -302,7 +302,7 @@ def hostile_locations(draw: st.DrawFn, setup: Setup) -> str:
     location = "/".join([base, *tail]) if tail else base
     if draw(st.booleans()):
         location = location.replace("..", draw(st.sampled_from(["%2e%2e", "%2E%2E", ".%2e", ".."])))
-    if draw(st.integers(0, 9)) == 0:
+    if draw(st.integers(0, 5)) == 0:
         location += "/" + "x" * draw(st.sampled_from([255, 300, 5000]))
     return location
 
