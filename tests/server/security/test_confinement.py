@@ -101,23 +101,23 @@ class Setup:
     def sentinels(self) -> dict[str, tuple[int, int]]:
         return snapshot(self.outside, self.cwd)
 
-    def hostile(self) -> list[str]:
-        """Spellings of places outside the warehouse."""
+    def hostile(self, name: str = "m") -> list[str]:
+        """Spellings of places outside the warehouse (``name`` in the sentinel folders)."""
         out, wh, root = self.outside, self.wh, self.root
         return [
-            str(out / "m"),
-            f"file:{out}/m",
-            f"file://{out}/m",
-            f"file://localhost{out}/m",
-            f"file://evil{out}/m",
-            f"{wh}/../outside/m",
-            f"file://{wh}/ns/../../outside/m",
-            f"file://{wh}/link/m",
-            f"file://{wh}/link/../outside/m",
-            "m",
-            "../outside/m",
-            f"{root}/cwd/m",
-            "s3://bucket/m",
+            str(out / name),
+            f"file:{out}/{name}",
+            f"file://{out}/{name}",
+            f"file://localhost{out}/{name}",
+            f"file://evil{out}/{name}",
+            f"{wh}/../outside/{name}",
+            f"file://{wh}/ns/../../outside/{name}",
+            f"file://{wh}/link/{name}",
+            f"file://{wh}/link/../outside/{name}",
+            name,
+            f"../outside/{name}",
+            f"{root}/cwd/{name}",
+            f"s3://bucket/{name}",
         ]
 
 
@@ -332,9 +332,10 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
             kind=st.sampled_from(KINDS),
             location=hostile_locations(setup),
             key=st.sampled_from(LOCATION_KEYS),
+            victim=st.sampled_from(range(13)),
             name=st.one_of(st.sampled_from(["../x", "..", "a/b", "x\x00", "", "ok"]), SEGMENT),
         )
-        def request(kind: str, location: str, key: str, name: str) -> None:
+        def request(kind: str, location: str, key: str, victim: int, name: str) -> None:
             n = next(counter)
             first = len(answers)
             client = setup.client
@@ -389,7 +390,12 @@ def test_hostile_requests_write_and_delete_nothing_outside(tmp_path: Path) -> No
                     note(client.post("/v1/namespaces/ns/tables/t", json=undo))
             elif kind == "register-table-and-purge":
                 doc = copy.deepcopy(table_doc)
-                doc["metadata-log"] = [{"timestamp-ms": 1, "metadata-file": location}]
+                # the location drawn, and an existing file outside spelled one of the hostile ways
+                existing = setup.hostile("victim.metadata.json")[victim]
+                if existing == "victim.metadata.json":
+                    existing = "keep.txt"  # relative: the working directory's sentinel
+                log = [location, existing]
+                doc["metadata-log"] = [{"timestamp-ms": 1, "metadata-file": entry} for entry in log]
                 crafted = setup.wh / "ns" / f"crafted{n}.metadata.json"
                 crafted.write_text(json.dumps(doc))
                 body = {"name": f"p{n}", "metadata-location": f"file://{crafted}"}
