@@ -23,6 +23,7 @@ __all__ = [
     "InvalidNameError",
     "InvalidStateError",
     "InvalidUpdateError",
+    "LocationOutsideWarehouseError",
     "MissingDialectError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
@@ -105,6 +106,23 @@ class DialectDropError(InvalidStateError):
         self.previous = previous
         self.new = new
         super().__init__(message)
+
+
+class LocationOutsideWarehouseError(InvalidArgumentError):
+    """A location iceview would write to or delete from lies outside the catalog's warehouse (after
+    ``..``, relative paths, ``file:`` spellings and symlinks are resolved), and the catalog does not
+    allow external locations (``iceview.allow-external-locations``). ``role`` says what the
+    location is (``view location``, ``write.metadata.path``, ``metadata-log entry``, ...),
+    ``location`` is the location as given and ``warehouse`` the root it had to stay in. The message
+    names the role and the location only. A REST server answers it with 403 ``ForbiddenException``.
+    Java confines nothing."""
+
+    def __init__(self, role: str, location: str, warehouse: str) -> None:
+        self.role = role
+        self.location = location
+        self.warehouse = warehouse
+        shown = location if len(location) <= 300 else location[:300] + "..."
+        super().__init__(f"{role[:1].upper()}{role[1:]} {shown!r} lies outside the catalog's warehouse")
 
 
 class UnsupportedOperationError(IceviewError, NotImplementedError):

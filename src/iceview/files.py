@@ -23,34 +23,64 @@ import sys
 import uuid as uuidlib
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from pyiceberg.io import PY_IO_IMPL, FileIO, InputFile, InputStream, OutputFile, OutputStream, load_file_io
 
-from iceview.errors import InvalidArgumentError, InvalidMetadataError, InvalidNameError, NotFoundError
+from iceview.errors import (
+    InvalidArgumentError,
+    InvalidMetadataError,
+    InvalidNameError,
+    LocationOutsideWarehouseError,
+    NotFoundError,
+    UnsupportedOperationError,
+)
 from iceview.spec import ViewMetadata
 
 __all__ = [
+    "ALLOW_EXTERNAL_LOCATIONS",
+    "LOCATION_PROPERTIES",
     "METADATA_COMPRESSION",
     "METADATA_COMPRESSION_DEFAULT",
     "WRITE_METADATA_LOCATION",
     "Codec",
+    "ListedFile",
     "LocalFileIO",
+    "check_in_warehouse",
+    "check_location_properties",
     "codec_for",
+    "confinement_root",
     "delete_file",
     "file_io_for",
+    "is_location_property",
+    "list_metadata_files",
     "metadata_dir",
     "new_metadata_location",
     "parse_version",
     "read_metadata",
+    "same_file",
     "write_metadata",
 ]
 
 METADATA_COMPRESSION = "write.metadata.compression-codec"
 METADATA_COMPRESSION_DEFAULT = "gzip"
 WRITE_METADATA_LOCATION = "write.metadata.path"
+
+ALLOW_EXTERNAL_LOCATIONS = "iceview.allow-external-locations"
+"""Catalog property: ``true`` lets a catalog write and delete outside its ``warehouse`` (default
+``false``). ``iceview serve`` sets it on the catalogs it serves from ``--allow-external-locations``."""
+
+LOCATION_PROPERTIES = (
+    "write.data.path",
+    "write.metadata.path",
+    "write.object-storage.path",
+    "write.folder-storage.path",
+)
+"""Properties that move where a view's or table's files are written; every other ``write.*.path``
+or ``write.*.location`` key counts too (:func:`is_location_property`)."""
 
 _SUFFIX = ".metadata.json"
 
@@ -118,6 +148,129 @@ def new_metadata_location(
     version = parse_version(current_metadata_location) + 1
     name = f"{version:05d}-{uuidlib.uuid4()}{codec.extension}"
     return f"{metadata_dir(location, properties)}/{name}"
+
+
+# ----------------------------------------------------------------------------- the warehouse
+
+
+def confinement_root(properties: Mapping[str, str]) -> str | None:
+    """The warehouse a catalog with these properties may write and delete in, or None when nothing
+    is confined: the catalog has no ``warehouse`` (there is no root to confine to, so any location
+    is taken as given, as before), or ``iceview.allow-external-locations`` is ``true``. Only for
+    catalogs that write files (a REST client's ``warehouse`` names a catalog, not a folder)."""
+    warehouse = properties.get("warehouse")
+    if not warehouse or properties.get(ALLOW_EXTERNAL_LOCATIONS, "false").strip().lower() == "true":
+        return None
+    return warehouse
+
+
+def is_location_property(key: str) -> bool:
+    """Whether a view or table property names a place files are written: the
+    :data:`LOCATION_PROPERTIES`, and any other ``write.*.path`` or ``write.*.location``."""
+    return key in LOCATION_PROPERTIES or (key.startswith("write.") and key.endswith((".path", ".location")))
+
+
+def check_in_warehouse(location: str, warehouse: str | None, role: str) -> str:
+    """The warehouse confinement rule: ``location`` (a view's or table's location, a
+    ``write.*.path`` property, a metadata file to write, register or delete) must lie inside
+    ``warehouse``; returns it unchanged, else raises :class:`LocationOutsideWarehouseError` naming
+    ``role`` and the location. ``warehouse`` None (see :func:`confinement_root`) allows anything.
+
+    Local locations (bare paths, relative ones from the working directory, ``file:/p``,
+    ``file:///p``, ``file://localhost/p``) are compared as the files they are: made absolute,
+    ``..`` resolved and symlinks followed (:func:`os.path.realpath`, which resolves the longest
+    prefix that exists). A ``file:`` URI with a host is read two ways (the host ignored, as
+    :class:`LocalFileIO` and Java do; the host as the first folder of a relative path, as
+    PyArrow's FileIO does) and both must be inside. Other schemes (``s3://``, ``gs://``, ...) must
+    have the warehouse's scheme and bucket, a key under its key, and no ``..`` segment (percent-
+    encoded or not), query or fragment. Nothing is unquoted for local files, as no FileIO does.
+    A location that cannot be read at all (NUL, a malformed URI) is outside."""
+    if warehouse is None:
+        return location
+    roots = _places(warehouse)
+    places = _places(location)
+    if not roots or not places or not all(any(_under(place, root) for root in roots) for place in places):
+        raise LocationOutsideWarehouseError(role, location, warehouse)
+    return location
+
+
+def check_location_properties(properties: Mapping[str, str], warehouse: str | None, what: str) -> None:
+    """:func:`check_in_warehouse` for every location property (:func:`is_location_property`) of a
+    view's or table's ``properties``; ``what`` starts the role (``view``, ``table``)."""
+    for key, value in properties.items():
+        if is_location_property(key):
+            check_in_warehouse(value, warehouse, f"{what} {key}")
+
+
+def _places(location: str) -> list[tuple[str, str, str]]:
+    """Every (scheme, bucket, path) a FileIO could read ``location`` as; local files are
+    ``("", "", real path)``. Empty when it cannot be read."""
+    if "\x00" in location or not location:
+        return []
+    try:
+        parsed = urlparse(location)
+        if not _is_local(location):
+            if parsed.query or parsed.fragment or parsed.params or "\\" in location or not parsed.netloc:
+                return []
+            if any(unquote(segment) in ("..", ".") for segment in parsed.path.split("/")):
+                return []
+            return [(parsed.scheme, parsed.netloc, parsed.path.rstrip("/") or "/")]
+        if parsed.scheme != "file" or os.path.splitdrive(location)[0]:
+            paths = [location]
+        else:
+            paths = [parsed.path] + ([parsed.netloc + parsed.path] if parsed.netloc else [])
+        # realpath, not abspath first: "link/.." is the parent of the link's target, as the OS reads it
+        return [("", "", os.path.realpath(path)) for path in paths]
+    except (OSError, ValueError):
+        return []
+
+
+def _under(place: tuple[str, str, str], root: tuple[str, str, str]) -> bool:
+    if place[:2] != root[:2]:
+        return False
+    sep = os.sep if not place[0] else "/"
+    base = root[2].rstrip(sep)
+    return place[2] == root[2] or place[2] == base or place[2].startswith(base + sep)
+
+
+@dataclass(frozen=True)
+class ListedFile:
+    """A file found by :func:`list_metadata_files`: its location (the folder's spelling and its
+    name), size in bytes and modification time (seconds since the epoch)."""
+
+    location: str
+    size: int
+    modified: float
+
+
+def list_metadata_files(folder: str) -> list[ListedFile]:
+    """The metadata files (names with ``.metadata.json``) directly in ``folder``, a local path or
+    ``file:`` URI; regular files only (a symlink is not listed), sorted by name. A folder that does
+    not exist has none. Other schemes are :class:`UnsupportedOperationError` (no FileIO lists)."""
+    if not _is_local(folder):
+        raise UnsupportedOperationError(f"Cannot list {folder}: only local folders can be listed")
+    path = _local_path(folder)
+    found: list[ListedFile] = []
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    for entry in entries:
+        if _SUFFIX not in entry.name or not entry.is_file(follow_symlinks=False):
+            continue
+        info = entry.stat(follow_symlinks=False)
+        found.append(ListedFile(f"{folder.rstrip('/')}/{entry.name}", info.st_size, info.st_mtime))
+    return found
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two locations name the same file: equal, or local and the same real path
+    (``file:/p``, ``file:///p`` and ``/p`` are one file)."""
+    if a == b:
+        return True
+    if not (_is_local(a) and _is_local(b)) or "\x00" in a + b:
+        return False
+    return os.path.realpath(_local_path(a)) == os.path.realpath(_local_path(b))
 
 
 def file_io_for(location: str, properties: Mapping[str, str] | None = None) -> FileIO:
@@ -373,8 +526,10 @@ def write_metadata(
         raise InvalidArgumentError(f"Metadata file already exists: {location}") from None
     except OSError as e:
         if e.errno == errno.ENAMETOOLONG or "File name too long" in str(e):  # PyArrow: in the text only
+            # the caller's location, not the server's disk: nothing was written, nothing committed
+            shown = location if len(location) <= 300 else location[:300] + "..."
             raise InvalidNameError(
-                f"Cannot write metadata file {location}: the path, or a name in it, is longer than "
+                f"Cannot write metadata file {shown}: the path, or a name in it, is longer than "
                 "the file system allows"
             ) from None
         raise

@@ -37,7 +37,7 @@ def test_help_lists_every_command() -> None:
     result = ok(invoke({}, "--help"))
     for name in (
         "catalogs", "namespaces", "list", "show", "history", "diff", "rollback", "set-property",
-        "unset-property", "rename", "drop", "lint", "translate", "add-dialect", "sql",
+        "unset-property", "rename", "drop", "orphans", "lint", "translate", "add-dialect", "sql",
     ):  # fmt: skip
         assert f"\n  {name} " in result.stdout
     assert "Exit codes" in result.stdout
@@ -317,6 +317,28 @@ def test_drop_with_yes(run: Run, demo: Demo) -> None:
     assert not metadata.exists()
     data = parse_json(ok(run("drop", OTHER, "-y", "-o", "json")).stdout)
     assert data == {"view": OTHER, "catalog": CATALOG, "dropped": True}
+
+
+def test_orphans_lists_and_deletes_old_unreferenced_files(run: Run, demo: Demo) -> None:
+    current = demo.metadata_file()
+    folder = current.parent
+    before = sorted(p.name for p in folder.iterdir())
+    listed = ok(run("orphans", VIEW)).stdout.splitlines()
+    # three versions, three files: the current one and the previous pointer are kept
+    assert len(before) == 3 and len(listed) == 2
+    assert listed[0].endswith("/" + before[0]) and listed[1].startswith("1 orphan metadata file in ")
+    young = ok(run("orphans", VIEW, "--delete")).stdout
+    assert (
+        "kept: younger than the grace period" in young and sorted(p.name for p in folder.iterdir()) == before
+    )
+    data = parse_json(ok(run("orphans", VIEW, "--delete", "--older-than", "0s", "-o", "json")).stdout)
+    assert [o["deleted"] for o in data["orphans"]] == [True] and data["view"] == VIEW
+    assert sorted(p.name for p in folder.iterdir()) == before[1:] and current.exists()
+    assert ok(run("orphans", VIEW)).stdout.startswith("no orphan metadata files in ")
+    with demo.catalog() as catalog:
+        assert catalog.load_view(VIEW).metadata.current_version_id == 3
+    bad = run("orphans", VIEW, "--older-than", "soon")
+    assert bad.exit_code == 2 and "invalid duration 'soon'" in bad.stderr
 
 
 def test_drop_asks_on_a_terminal(run: Run, demo: Demo, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,6 +28,7 @@ VIEW_COMMANDS: dict[str, tuple[str, ...]] = {
     "unset-property": ("unset-property", "VIEW", "comment"),
     "rename": ("rename", "VIEW", "renamed"),
     "drop": ("drop", "VIEW", "--yes"),
+    "orphans": ("orphans", "VIEW"),
     "lint": ("lint", "VIEW"),
     "translate": ("translate", "VIEW", "--to", "trino"),
     "add-dialect": ("add-dialect", "VIEW", "trino", "duckdb"),

@@ -293,6 +293,21 @@ class Catalog(ABC):
     def drop_namespace(self, namespace: NamespaceLike) -> bool: ...
 
     # -- display and lifecycle -------------------------------------------------------------------
+    def metadata_pointers(self) -> set[str]:
+        """Every metadata file location an entry of this catalog points at: what must never be
+        deleted as an orphan (:func:`iceview.catalog.orphans.metadata_orphans`). This default
+        walks every namespace and loads every view; a catalog that can answer at once does."""
+        found: set[str] = set()
+        pending: list[tuple[str, ...]] = [()]
+        while pending:
+            namespace = pending.pop()
+            pending += self.list_namespaces(namespace)
+            for name in self.list_views(namespace):
+                location = self.load_view(name).metadata_location
+                if location:
+                    found.add(location)
+        return found
+
     def display_uri(self) -> str | None:
         """Where the catalog lives, for display: secrets (passwords, tokens) are masked."""
         return None

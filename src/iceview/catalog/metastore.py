@@ -65,6 +65,15 @@ class MetastoreViewCatalog(Catalog):
             self._io = files.file_io_for(self.properties.get("warehouse") or "", self.properties)
         return self._io
 
+    @property
+    def warehouse_root(self) -> str | None:
+        """Where this catalog may write and delete files: its ``warehouse``, unless
+        ``iceview.allow-external-locations`` is true or it has none (then None: not confined).
+        Read from the properties on every use (``iceview serve`` sets the property)."""
+        from iceview import files
+
+        return files.confinement_root(self.properties)
+
     @abstractmethod
     def new_view_ops(self, identifier: ViewIdentifier) -> ViewOperations: ...
 
@@ -186,6 +195,10 @@ class MetastoreViewCatalog(Catalog):
             raise ViewAlreadyExistsError(f"View already exists: {ident}")
         if self.table_exists(ident):
             raise TableAlreadyExistsError(f"Table with same name already exists: {ident}")
+        from iceview import files
+
+        # the file itself (a later drop deletes it), then its location and write.*.path (commit)
+        files.check_in_warehouse(metadata_location, self.warehouse_root, "registered metadata file")
         ops = self.new_view_ops(ident)
         ops.commit(None, read_metadata(self.io, metadata_location))
         return self._view(ops)

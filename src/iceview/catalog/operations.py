@@ -115,12 +115,21 @@ class ViewOperations(ABC):
     """
 
     def __init__(
-        self, identifier: ViewIdentifier, io: FileIO, full_name: str, cache: MetadataCache | None = None
+        self,
+        identifier: ViewIdentifier,
+        io: FileIO,
+        full_name: str,
+        cache: MetadataCache | None = None,
+        *,
+        warehouse: str | None = None,
     ) -> None:
         self.identifier = identifier
         self.io = io
         self.full_name = full_name
         self.cache = cache
+        self.warehouse = warehouse
+        """The root every file this view writes must lie in (:func:`iceview.files.confinement_root`
+        of the catalog's properties); None: not confined."""
         self._current: ViewMetadata | None = None
         self._current_location: str | None = None
         self._should_refresh = True
@@ -186,6 +195,14 @@ class ViewOperations(ABC):
         self._should_refresh = False
 
     # -- commit ----------------------------------------------------------------------------------
+    def check_locations(self, metadata: ViewMetadata) -> None:
+        """The view's location and its ``write.*.path`` properties must lie in the warehouse
+        (:func:`iceview.files.check_in_warehouse`); ``LocationOutsideWarehouseError`` if not."""
+        from iceview import files
+
+        files.check_in_warehouse(metadata.location, self.warehouse, "view location")
+        files.check_location_properties(metadata.properties, self.warehouse, "view")
+
     def commit(self, base: ViewMetadata | None, metadata: ViewMetadata) -> ViewMetadata:
         """Commit ``metadata`` on top of ``base`` (None to create); returns the committed metadata
         (with its file location). Java's ``BaseViewOperations.commit``."""
@@ -201,10 +218,14 @@ class ViewOperations(ABC):
 
         start = time.monotonic()
         written = metadata.metadata_file_location is None
+        # where this file and the next ones go must stay in the warehouse: checked on what is
+        # committed, so a create, a set-location, a set-properties and a registered file all are
+        self.check_locations(metadata)
         if written:
             new_location = files.new_metadata_location(
                 metadata.location, metadata.properties, self._current_location
             )
+            files.check_in_warehouse(new_location, self.warehouse, "metadata file")
             files.write_metadata(metadata, new_location, io=self.io)
             committed = metadata.with_metadata_file_location(new_location)
         else:

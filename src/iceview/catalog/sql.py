@@ -45,6 +45,7 @@ from iceview.catalog.metastore import MetastoreViewCatalog
 from iceview.catalog.operations import ViewOperations, delete_file_quietly
 from iceview.catalog.properties import GC_ENABLED, property_as_bool
 from iceview.catalog.sql_db import (
+    ALL_POINTERS_SQL,
     CREATE_NAMESPACE_PROPERTIES_TABLE_SQL,
     DELETE_ALL_NAMESPACE_PROPERTIES_SQL,
     DROP_VIEW_SQL,
@@ -88,6 +89,7 @@ from iceview.errors import (
     InvalidArgumentError,
     InvalidMetadataError,
     InvalidStateError,
+    LocationOutsideWarehouseError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
     NoSuchNamespaceError,
@@ -129,7 +131,13 @@ class SqlViewOperations(ViewOperations):
     """The pointer of one view in ``iceberg_tables``: Java's ``JdbcViewOperations``."""
 
     def __init__(self, catalog: SqlCatalog, identifier: ViewIdentifier) -> None:
-        super().__init__(identifier, catalog.io, catalog.full_view_name(identifier), catalog.metadata_cache)
+        super().__init__(
+            identifier,
+            catalog.io,
+            catalog.full_view_name(identifier),
+            catalog.metadata_cache,
+            warehouse=catalog.warehouse_root,
+        )
         self.catalog = catalog
 
     def do_refresh(self) -> str | None:
@@ -458,7 +466,14 @@ class SqlCatalog(MetastoreViewCatalog):
             and last.metadata_file_location
             and property_as_bool(last.properties, GC_ENABLED, True)
         ):
-            delete_file_quietly(self.io, last.metadata_file_location)
+            from iceview import files
+
+            try:
+                files.check_in_warehouse(last.metadata_file_location, self.warehouse_root, "metadata file")
+            except LocationOutsideWarehouseError as e:
+                log.warning("Not deleting the metadata file of view %s: %s", ident, e)
+            else:
+                delete_file_quietly(self.io, last.metadata_file_location)
         log.info("Dropped view: %s", ident)
         return True
 
@@ -491,6 +506,17 @@ class SqlCatalog(MetastoreViewCatalog):
         if updated == 0:
             raise NoSuchViewError(f"View does not exist: {src}")
         log.info("Renamed view from %s, to %s", src, dst)
+
+    def metadata_pointers(self) -> set[str]:
+        """Every ``metadata_location`` and ``previous_metadata_location`` in ``iceberg_tables``,
+        views and tables, of every catalog name sharing the database: one query."""
+        rows = self._query("list metadata pointers", ALL_POINTERS_SQL)
+        return {
+            location
+            for row in rows
+            for location in (row["metadata_location"], row["previous_metadata_location"])
+            if location
+        }
 
     # -- tables (look-ups only) ------------------------------------------------------------------
     def table_catalog(self) -> Any:

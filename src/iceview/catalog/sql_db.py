@@ -66,6 +66,8 @@ _LIST = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace
 LIST_VIEW_SQL = Stmt(_LIST + " AND " + _VIEW)
 V1_LIST_TABLE_SQL = Stmt(_LIST + " AND " + _TABLE)
 V0_LIST_TABLE_SQL = Stmt(_LIST)
+ALL_POINTERS_SQL = Stmt("SELECT metadata_location, previous_metadata_location FROM iceberg_tables")
+"""Every pointer of every catalog in the database (iceview's own query: what orphan removal keeps)."""
 RENAME_VIEW_SQL = Stmt(
     "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? "
     "AND table_namespace = ? AND table_name = ? AND " + _VIEW

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from iceview.cli.errors import CliUsageError
 
-__all__ = ["iso_local", "iso_utc", "parse_timestamp"]
+__all__ = ["iso_local", "iso_utc", "parse_duration", "parse_timestamp"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MILLIS = re.compile(r"-?[0-9]+")
@@ -57,3 +57,22 @@ def parse_timestamp(text: str) -> int:
         moment = moment.replace(tzinfo=timezone.utc)
     delta = moment - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> float:
+    """A duration as seconds: a number with a unit (``90s``, ``30m``, ``1h``, ``7d``), or ``0``."""
+    value = text.strip().lower()
+    unit = value[-1:] if value[-1:] in _DURATION_UNITS else ""
+    number = value[: len(value) - len(unit)] if unit else value
+    try:
+        amount = float(number)
+    except ValueError:
+        raise ValueError(
+            f"invalid duration {text!r}: expected a number and a unit (s, m, h, d), e.g. 1h"
+        ) from None
+    if amount < 0 or amount != amount or amount == float("inf") or (not unit and amount != 0):
+        raise ValueError(f"invalid duration {text!r}: expected a number and a unit (s, m, h, d), e.g. 1h")
+    return amount * _DURATION_UNITS.get(unit, 1)

@@ -72,6 +72,8 @@ class _App:
         self.catalogs = {c.name: c for c in catalogs}
         self.default = catalogs[0]
         self.settings = settings
+        for served in catalogs:
+            served.confine(settings.allow_external_locations)
         self.auth = authenticator
         self.idempotency = idempotency
         self.metrics = metrics

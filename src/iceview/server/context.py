@@ -4,12 +4,12 @@ may write to) and the server's settings. Also the answer a handler gives."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from iceview.catalog import Catalog
 from iceview.catalog.interface import close_table_catalog
+from iceview.files import ALLOW_EXTERNAL_LOCATIONS, confinement_root
 
 __all__ = ["Reply", "ServedCatalog", "ServerSettings"]
 
@@ -69,13 +69,19 @@ class ServedCatalog:
                 self._tables = self.catalog.table_catalog()
             return self._tables
 
-    def locations(self, allow_external: bool) -> Sequence[str] | None:
-        """Where views and tables may live: under the warehouse; None when anywhere is allowed
-        (by configuration, or when the catalog has no warehouse to confine them to)."""
-        warehouse = self.catalog.properties.get("warehouse")
-        if allow_external or not warehouse:
-            return None
-        return (warehouse,)
+    def confine(self, allow_external: bool) -> None:
+        """Make the served catalog follow the server's one switch, ``--allow-external-locations``:
+        its ``iceview.allow-external-locations`` property is set (or cleared) to match, so the
+        library's own checks and the server's agree."""
+        self.catalog.properties[ALLOW_EXTERNAL_LOCATIONS] = "true" if allow_external else "false"
+
+    def warehouse_root(self, allow_external: bool) -> str | None:
+        """Where views and tables may be written and deleted (:func:`iceview.files.confinement_root`
+        with the server's switch); None when anywhere is allowed (by the switch, or when the
+        catalog has no warehouse to confine them to)."""
+        properties = dict(self.catalog.properties)
+        properties[ALLOW_EXTERNAL_LOCATIONS] = "true" if allow_external else "false"
+        return confinement_root(properties)
 
     def close(self) -> None:
         """Release the table catalog and the catalog's connections."""

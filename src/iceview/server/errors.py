@@ -56,6 +56,7 @@ class _Rule:
 _RULES: tuple[tuple[type[BaseException], _Rule], ...] = (
     (ice.NotAuthorizedError, _Rule(401, "NotAuthorizedException")),
     (ice.ForbiddenError, _Rule(403, "ForbiddenException")),
+    (ice.LocationOutsideWarehouseError, _Rule(403, "ForbiddenException")),
     (ice.NoSuchViewError, _Rule(404, "NoSuchViewException")),
     (ice.NoSuchTableError, _Rule(404, "NoSuchTableException")),
     (ice.NoSuchNamespaceError, _Rule(404, "NoSuchNamespaceException")),
@@ -103,6 +104,9 @@ def from_exception(error: BaseException, *, mutation: bool = False) -> ApiError:
     for cls, rule in _RULES:
         if isinstance(error, cls):
             return ApiError(rule.status, rule.error_type, str(error) or type(error).__name__)
+    if isinstance(error, OSError) and error.errno == errno.ENAMETOOLONG:
+        # a location a client chose (PyIceberg writing a table's file): nothing was written
+        return ApiError(400, "BadRequestException", f"Invalid location: {error.strerror}")
     log.error("Unexpected error while serving a request", exc_info=error)
     if mutation:
         return ApiError(

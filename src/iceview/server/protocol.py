@@ -1,5 +1,6 @@
 """What the REST protocol says about requests: JSON bodies, namespaces in paths, names that may
-not escape the warehouse, locations, and paging. Pure: no catalog, no HTTP framework."""
+not escape the warehouse, and paging (locations are the library's rule,
+:func:`iceview.files.check_in_warehouse`). Pure: no catalog, no HTTP framework."""
 
 from __future__ import annotations
 
@@ -11,13 +12,12 @@ from typing import Any, TypeVar
 import orjson
 
 from iceview.identifiers import name_problem
-from iceview.server.errors import ApiError, bad_request
+from iceview.server.errors import bad_request
 
 __all__ = [
     "NAMESPACE_SEPARATOR",
     "Page",
     "check_level",
-    "check_location",
     "check_name",
     "check_new_identifier",
     "check_new_namespace",
@@ -151,36 +151,6 @@ def namespace_from_path(value: str) -> tuple[str, ...]:
     for level in levels:
         check_level(level, "namespace")
     return levels
-
-
-def check_location(location: str, allowed: Sequence[str] | None, what: str) -> str:
-    """``location`` must lie under one of ``allowed`` (the warehouse), unless ``allowed`` is None
-    (any location is allowed by configuration). A location with ``..`` segments is refused."""
-    segments = location.split("/")
-    if ".." in segments or "\x00" in location:
-        raise bad_request(f"Invalid {what} location {location!r}: '..' segments and NUL are not allowed")
-    if allowed is None:
-        return location
-    target = _comparable(location)
-    for root in allowed:
-        base = _comparable(root).rstrip("/")
-        if target == base or target.startswith(base + "/"):
-            return location
-    raise ApiError(
-        403,
-        "ForbiddenException",
-        f"{what.capitalize()} location {location!r} lies outside the warehouse of this server",
-    )
-
-
-def _comparable(location: str) -> str:
-    """One spelling of a local location: ``file:/p``, ``file:///p`` and ``/p`` are the same file."""
-    if location.startswith("file:"):
-        rest = location[len("file:") :]
-        if rest.startswith("///"):
-            rest = rest[2:]
-        return rest
-    return location
 
 
 def identifier_json(namespace: Sequence[str], name: str) -> dict[str, Any]:

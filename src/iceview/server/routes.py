@@ -114,7 +114,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "DELETE",
         _NS + "/tables/{table}",
-        lambda c: tables.drop_table(c.served, c.identifier("table"), c.query),
+        lambda c: tables.drop_table(c.served, c.identifier("table"), c.query, c.settings),
         mutation=True,
     ),
     Route(

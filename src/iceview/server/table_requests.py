@@ -30,11 +30,11 @@ from pyiceberg.table.update import (
 )
 
 from iceview.errors import InvalidMetadataError
+from iceview.files import check_in_warehouse, check_location_properties
 from iceview.identifiers import ViewIdentifier
 from iceview.server.errors import bad_request, library_text
 from iceview.server.protocol import (
     check_level,
-    check_location,
     check_new_identifier,
     get_string,
     get_string_list,
@@ -43,7 +43,6 @@ from iceview.spec.pydantic_errors import validation_problem
 from iceview.spec.schema import normalize_schema_json, schema_from_json
 
 __all__ = [
-    "LOCATION_PROPERTIES",
     "check_table_locations",
     "commit_result",
     "java_commit_message",
@@ -59,14 +58,6 @@ __all__ = [
 ]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
-
-LOCATION_PROPERTIES = (
-    "write.data.path",
-    "write.metadata.path",
-    "write.object-storage.path",
-    "write.folder-storage.path",
-)
-"""Table properties that move where PyIceberg writes a table's files: they are locations too."""
 
 
 def _validated(model: type[M], data: Mapping[str, Any], what: str) -> M:
@@ -255,22 +246,19 @@ def check_table_locations(
     location: str | None,
     properties: Mapping[str, str],
     updates: Sequence[TableUpdate],
-    allowed: Sequence[str] | None,
+    warehouse: str | None,
 ) -> None:
     """Every location a client gives a table (its location, a ``set-location``, and the
-    properties that redirect its files) must lie in the warehouse."""
+    ``write.*.path`` properties that redirect its files) must lie in the warehouse: the library's
+    rule, :func:`iceview.files.check_in_warehouse` (``warehouse`` None: anywhere)."""
     if location is not None:
-        check_location(location, allowed, "table")
-    for key in LOCATION_PROPERTIES:
-        if key in properties:
-            check_location(properties[key], allowed, f"table {key}")
+        check_in_warehouse(location, warehouse, "table location")
+    check_location_properties(properties, warehouse, "table")
     for update in updates:
         if isinstance(update, SetLocationUpdate):
-            check_location(update.location, allowed, "table")
+            check_in_warehouse(update.location, warehouse, "table location")
         elif isinstance(update, SetPropertiesUpdate):
-            for key in LOCATION_PROPERTIES:
-                if key in update.updates:
-                    check_location(update.updates[key], allowed, f"table {key}")
+            check_location_properties(update.updates, warehouse, "table")
 
 
 def metadata_json(metadata: TableMetadata) -> dict[str, Any]:

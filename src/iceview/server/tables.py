@@ -31,15 +31,17 @@ from pyiceberg.table.sorting import UNSORTED_SORT_ORDER
 from pyiceberg.table.update import AssertCreate, SetLocationUpdate
 
 from iceview.catalog.properties import RetryPolicy
+from iceview.catalog.tables import purge_table
 from iceview.errors import (
     AlreadyExistsError,
     NoSuchNamespaceError,
     NoSuchTableError,
 )
+from iceview.files import check_in_warehouse
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import bad_request
-from iceview.server.protocol import check_location, check_new_identifier, identifier_json, page
+from iceview.server.protocol import check_new_identifier, identifier_json, page
 from iceview.server.table_requests import (
     check_table_locations,
     commit_result,
@@ -113,7 +115,7 @@ def create_table(
 ) -> Reply:
     request = parse_create(namespace, body)
     ident = ViewIdentifier(namespace, request.name)
-    allowed = served.locations(settings.allow_external_locations)
+    allowed = served.warehouse_root(settings.allow_external_locations)
     check_table_locations(request.location, request.properties, (), allowed)
     _check_free(served, ident)
     tables = _tables(served)
@@ -127,7 +129,7 @@ def create_table(
             ident.levels, request.table_schema, None, spec, order, dict(request.properties)
         )
         location = default.table_metadata.location
-        check_location(location, allowed, "table")
+        check_in_warehouse(location, allowed, "table location")
     if request.stage_create:
         # Java's stageTableCreate: the metadata a create would write, with no file and no entry;
         # the client creates the table later with a commit that asserts create.
@@ -149,8 +151,8 @@ def register_table(
     request = parse_register(namespace, body)
     ident = ViewIdentifier(namespace, request.name)
     location = request.metadata_location
-    allowed = served.locations(settings.allow_external_locations)
-    check_location(location, allowed, "metadata")
+    allowed = served.warehouse_root(settings.allow_external_locations)
+    check_in_warehouse(location, allowed, "registered metadata file")
     if request.overwrite and served.catalog.table_exists(ident):
         # PyIceberg's catalogs register new entries only: over an existing table it is a conflict
         raise AlreadyExistsError(
@@ -194,7 +196,7 @@ def commit_table(
     served: ServedCatalog, ident: ViewIdentifier, body: dict[str, Any], settings: ServerSettings
 ) -> Reply:
     request = parse_commit(ident, body)
-    check_table_locations(None, {}, request.updates, served.locations(settings.allow_external_locations))
+    check_table_locations(None, {}, request.updates, served.warehouse_root(settings.allow_external_locations))
     tables = _tables(served)
     creating = any(isinstance(r, AssertCreate) for r in request.requirements)
     first = _create_target(served, ident, request) if creating else _load(served, ident)
@@ -273,14 +275,17 @@ def _create_target(served: ServedCatalog, ident: ViewIdentifier, request: Commit
     )
 
 
-def drop_table(served: ServedCatalog, ident: ViewIdentifier, query: dict[str, str]) -> Reply:
+def drop_table(
+    served: ServedCatalog, ident: ViewIdentifier, query: dict[str, str], settings: ServerSettings
+) -> Reply:
     purge = query.get("purgeRequested", "false").lower()
     if purge not in ("true", "false"):
         raise bad_request(f"Invalid purgeRequested {purge!r}: expected true or false")
     tables = _tables(served)
     try:
         if purge == "true":
-            tables.purge_table(ident.levels)
+            # iceview's purge: a file outside the warehouse is left alone (and logged)
+            purge_table(tables, ident.levels, served.warehouse_root(settings.allow_external_locations))
         else:
             tables.drop_table(ident.levels)
     except PyNoSuchTableError:

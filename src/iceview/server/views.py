@@ -14,12 +14,12 @@ import orjson
 
 from iceview.catalog.operations import LocationCache
 from iceview.errors import InvalidMetadataError, NoSuchViewError
+from iceview.files import check_in_warehouse, check_location_properties
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import bad_request
 from iceview.server.protocol import (
     check_level,
-    check_location,
     check_new_identifier,
     get_string,
     get_string_list,
@@ -30,6 +30,7 @@ from iceview.server.protocol import (
 from iceview.spec import (
     AddViewVersion,
     SetLocation,
+    SetProperties,
     ViewRequirement,
     ViewUpdate,
     requirement_from_dict,
@@ -93,9 +94,12 @@ def create_view(
     name = get_string(body, "name", what) or ""
     check_new_identifier(namespace, name, "view")
     location = get_string(body, "location", what, required=False)
-    if location is not None:
-        check_location(location, served.locations(settings.allow_external_locations), "view")
     properties = get_string_map(body, "properties", what)
+    # the catalog checks again what it commits; checked first here for any catalog served
+    root = served.warehouse_root(settings.allow_external_locations)
+    if location is not None:
+        check_in_warehouse(location, root, "view location")
+    check_location_properties(properties, root, "view")
     if "schema" not in body:
         raise bad_request(f"Invalid {what}: missing field schema", "$.schema")
     if "view-version" not in body:
@@ -175,10 +179,12 @@ def commit_view(
 
 
 def _check_locations(served: ServedCatalog, updates: Sequence[ViewUpdate], settings: ServerSettings) -> None:
-    allowed = served.locations(settings.allow_external_locations)
+    root = served.warehouse_root(settings.allow_external_locations)
     for update in updates:
         if isinstance(update, SetLocation):
-            check_location(update.location, allowed, "view")
+            check_in_warehouse(update.location, root, "view location")
+        elif isinstance(update, SetProperties):
+            check_location_properties(update.updates, root, "view")
 
 
 def drop_view(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
@@ -214,6 +220,9 @@ def register_view(
     name = get_string(body, "name", what) or ""
     check_new_identifier(namespace, name, "view")
     location = get_string(body, "metadata-location", what) or ""
-    check_location(location, served.locations(settings.allow_external_locations), "metadata")
+    # the file itself; what it points at (its location, write.metadata.path) the catalog checks
+    check_in_warehouse(
+        location, served.warehouse_root(settings.allow_external_locations), "registered metadata file"
+    )
     view = served.catalog.register_view(ViewIdentifier(namespace, name), location)
     return Reply(200, load_result(view))

@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("unset-property", "properties", "unset_property"),
     ("rename", "rename", "rename"),
     ("drop", "drop", "drop"),
+    ("orphans", "orphans", "orphans"),
     ("lint", "lint", "lint"),
     ("translate", "translate", "translate"),
     ("serve", "serve", "serve"),
