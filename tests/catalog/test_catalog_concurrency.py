@@ -142,6 +142,22 @@ RETRY_FOREVER = {
     "commit.retry.min-wait-ms": "2",
     "commit.retry.max-wait-ms": "64",
 }
+
+
+def _view_for_writers(env: CatalogEnv, properties: dict[str, str]) -> Any:
+    """The catalog, with the view ``ns.v`` the writers race on (its first version: w = i = -1)."""
+    catalog = env.catalog()
+    catalog.create_namespace("ns")
+    catalog.create_view(
+        "ns.v",
+        schema=SCHEMA,
+        queries={"spark": "SELECT -1 AS w, -1 AS i"},
+        default_namespace=("ns",),
+        properties=properties,
+    )
+    return catalog
+
+
 SCHEMA_WRITERS = 6
 SCHEMA_COMMITS = 15
 
@@ -151,15 +167,7 @@ def test_replaces_with_one_new_schema(env: CatalogEnv, tmp_path: Path) -> None:
     re-apply add-schema + add-view-version(schema -1) on a base that already has the schema; that
     failed with 'Cannot set last added schema: no schema has been added' in one run of two. Now every
     call lands, once, and every version of the writers points at the one new schema."""
-    catalog = env.catalog()
-    catalog.create_namespace("ns")
-    catalog.create_view(
-        "ns.v",
-        schema=SCHEMA,
-        queries={"spark": "SELECT -1 AS w, -1 AS i"},
-        default_namespace=("ns",),
-        properties=RETRY_FOREVER,
-    )
+    catalog = _view_for_writers(env, RETRY_FOREVER)
     records, elapsed = _run_writers(
         tmp_path,
         SCHEMA_WRITERS,
@@ -200,17 +208,9 @@ def test_every_kind_of_change_races(env: CatalogEnv, tmp_path: Path) -> None:
     view. A change re-applied on a refreshed base never fails as a bad update: every call lands,
     except that an add_dialects may lose its race (it asserts the current version it translated,
     a CommitFailedError by design); the final metadata is valid and holds every landed change."""
-    catalog = env.catalog()
-    catalog.create_namespace("ns")
-    catalog.create_view(
-        "ns.v",
-        schema=SCHEMA,
-        queries={"spark": "SELECT -1 AS w, -1 AS i"},
-        default_namespace=("ns",),
-        # the schema writers' replaces may drop the dialect writers' duckdb: allowed here, so that
-        # what races is the re-applied changes, not that rule
-        properties={**RETRY_FOREVER, "replace.drop-dialect.allowed": "true"},
-    )
+    # the schema writers' replaces may drop the dialect writers' duckdb: allowed here, so that what
+    # races is the re-applied changes, not that rule
+    catalog = _view_for_writers(env, {**RETRY_FOREVER, "replace.drop-dialect.allowed": "true"})
     writers = [(kind, n) for kind in RACE_KINDS for n in range(2)]
     records, _ = _run_writers(
         tmp_path,
