@@ -127,11 +127,14 @@ def test_files_and_views_together(demo: Demo) -> None:
 
 def test_all_with_a_lazily_invalid_view(demo: Demo) -> None:
     """A view registered from a lazily invalid file: listed, loaded, and reported."""
-    import shutil
+    import json
 
     source = CORPUS / "iceberg-java" / "ViewMetadataInvalidCurrentVersion.json"
-    copy = demo.root / "registered.metadata.json"
-    shutil.copy(source, copy)
+    # a registered file, and the location inside it, must lie in the warehouse
+    document = json.loads(source.read_text())
+    document["location"] = str(demo.warehouse / "registered")
+    copy = demo.warehouse / "registered.metadata.json"
+    copy.write_text(json.dumps(document))
     with demo.catalog() as catalog:
         catalog.register_view("default.registered", str(copy))
     result = invoke(demo.env, "lint", "--all")

@@ -275,7 +275,7 @@ def test_an_over_long_location_in_the_warehouse_is_a_400(setup: Setup) -> None:
         setup.client.post("/v1/namespaces/ns/tables", json=table_body("t", location=long)),
     ):
         assert answer.status_code == 400, answer.text
-        assert "too long" in answer.json()["error"]["message"]
+        assert "longer than the file system allows" in answer.json()["error"]["message"]
 
 
 # ----------------------------------------------------------------------------- the sweep
