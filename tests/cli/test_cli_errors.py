@@ -427,7 +427,7 @@ def test_rollback_that_would_drop_a_dialect(demo: Demo, run: Run) -> None:
         (("add-dialect", VIEW), "Missing argument 'DIALECT...'"),
         (("add-dialect", VIEW, "trino", "oracle"), "'oracle' is not one of 'spark', 'trino', 'duckdb'"),
         (("sql", "SELECT 1", "--engine", "oracle"), "'oracle' is not one of 'duckdb', 'spark'"),
-        (("sql", "SELECT 1", "--lenient"), "--lenient needs --translate"),
+        (("sql", "SELECT 1", "--lenient", "--no-translate"), "--lenient cannot be used with --no-translate"),
         (
             ("sql", "CREATE VIEW default.v AS SELECT 1"),
             "iceview sql does not change the catalog: it runs queries (SELECT, WITH, VALUES, ...) "

@@ -392,10 +392,24 @@ def test_sql_joins_views_and_tables(lake: Demo) -> None:
     ]
 
 
+def test_sql_translates_by_default_and_not_with_no_translate(own_lake: Demo) -> None:
+    query = f"SELECT sum(events) AS n FROM {BY_SOURCE}"
+    translated = parse_json(ok(invoke(own_lake.env, "sql", query, "-o", "json")).stdout)
+    assert translated == parse_json(
+        ok(invoke(own_lake.env, "sql", query, "--translate", "-o", "json")).stdout
+    )
+    refused(
+        invoke(own_lake.env, "sql", query, "--no-translate"),
+        f"View demo.{BY_SOURCE} has no SQL for dialect duckdb (its dialects: spark); drop --no-translate",
+    )
+    result = invoke(own_lake.env, "sql", query, "--no-translate", "--lenient")
+    assert result.exit_code == 2 and "--lenient cannot be used with --no-translate" in result.output
+
+
 def test_sql_reads_the_duckdb_sql_without_translating(own_lake: Demo) -> None:
     refused(
-        invoke(own_lake.env, "sql", f"SELECT count(*) FROM {BY_SOURCE}"),
-        f"View demo.{BY_SOURCE} has no SQL for dialect duckdb (its dialects: spark); use --translate",
+        invoke(own_lake.env, "sql", f"SELECT count(*) FROM {BY_SOURCE}", "--no-translate"),
+        f"View demo.{BY_SOURCE} has no SQL for dialect duckdb (its dialects: spark); drop --no-translate",
     )
     ok(invoke(own_lake.env, "add-dialect", BY_SOURCE, "duckdb"))
     data = parse_json(

@@ -9,6 +9,8 @@ operations, ...) have evidence too: a view's SQL is made of them.
 
 from __future__ import annotations
 
+from translate.edge_regressions import REGRESSIONS_FROM_DUCKDB
+
 EVIDENCE_FROM_DUCKDB: dict[str, tuple[str, ...]] = {
     # ---------------------------------------------------------------------------------- aggregates
     "Count": ("a:count(i)", "a:count(*)", "a:count(DISTINCT s)", "a:count(d)"),
@@ -181,3 +183,16 @@ EVIDENCE_FROM_DUCKDB: dict[str, tuple[str, ...]] = {
     "Pow": ("e:pow(d, 2)", "e:power(i, 2)", "e:pow(dec2, 0.5)"),
 }
 """DuckDB SQL per construct, translated into Spark and compared (see the module's doc)."""
+
+EVIDENCE_FROM_DUCKDB.update(REGRESSIONS_FROM_DUCKDB)  # outsiders' queries (edge_regressions.py)
+
+EVIDENCE_FROM_DUCKDB.update(
+    {
+        "ORDER BY item": (
+            "q:SELECT id, d AS c FROM t ORDER BY d, id",
+            "q:SELECT id, iarr AS c FROM t ORDER BY id",
+        ),
+        "ordering comparison": ("e:i > 1", "e:dt <= DATE '2024-01-01'", "e:s < 'b'", "e:ts >= ts"),
+        "equality comparison": ("e:i = 1", "e:s <> 'a'", "e:ts = ts"),
+    }
+)

@@ -169,7 +169,7 @@ def spark_batches(legs: list[Leg]) -> dict[str, tuple[str, list[tuple[Leg, tuple
                 + ")",
                 read="spark",
             )
-            singles[f"{leg.modes}:{leg.spark_sql}"] = (
+            singles[f"{leg.modes}:{id(leg)}:{leg.spark_sql}"] = (  # the same SQL may be two legs
                 wrapped.sql(dialect="spark"),
                 [(leg, tuple(range(width)))],
             )

@@ -195,6 +195,8 @@ def test_ambiguous_and_bad_tables_are_refused() -> None:
 
 
 def test_the_table_picks_per_direction() -> None:
+    from iceview.sql.translate.edges import PIVOT_EMPTY_CELLS
+
     def rule_for(sql: str, kind: type[exp.Expr], source: str, target: str) -> Rule:
         rule = RULES.lookup(node(sql, kind, source), ctx(source, target))
         assert rule is not None
@@ -202,7 +204,7 @@ def test_the_table_picks_per_direction() -> None:
 
     pivot = "SELECT * FROM t PIVOT (sum(v) FOR k IN ('a'))"
     unpivot = "SELECT * FROM t UNPIVOT (v FOR k IN (a, b))"
-    assert rule_for(pivot, exp.Pivot, "spark", "duckdb") == Rule(PIVOT, "spark", "duckdb", KEEP)
+    assert rule_for(pivot, exp.Pivot, "spark", "duckdb") == Rule(PIVOT, "spark", "duckdb", PIVOT_EMPTY_CELLS)
     assert rule_for(pivot, exp.Pivot, "spark", "trino") == Rule(PIVOT, ANY, "trino", NO_PIVOT_IN_TRINO)
     assert rule_for(unpivot, exp.Pivot, "spark", "duckdb") == Rule(
         UNPIVOT, ANY, ANY, PIVOT_ONLY_SPARK_TO_DUCKDB

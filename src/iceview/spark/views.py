@@ -125,6 +125,10 @@ class SparkViews:
         self._probes = ProbeCache()
         self._ddl = ViewDDL(self, self._access)
         self._output = ViewOutput(self, self._access)
+        if translate is not False:
+            from iceview.spark.parse_check import install_parse_check
+
+            install_parse_check(spark)
 
     def __repr__(self) -> str:
         mode = "registered" if self.registered else "virtual"

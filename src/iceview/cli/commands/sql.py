@@ -1,4 +1,4 @@
-"""``iceview sql "QUERY" [--engine duckdb|spark] [--translate]``: run a query over the catalog's
+"""``iceview sql "QUERY" [--engine duckdb|spark] [--no-translate]``: run a query over the catalog's
 views and tables, and print the rows (a table; ``--output json``: a list of row objects).
 
 Queries only: the command never changes the catalog. See :mod:`iceview.cli.engines` for how each
@@ -31,13 +31,17 @@ from iceview.errors import MissingDialectError, TranslationError, ViewTranslatio
     help="duckdb (in this process) or spark (a local Spark with Iceberg's runtime; ~10 s to start).",
 )
 @click.option(
-    "--translate",
+    "--translate/--no-translate",
     "translate_views",
-    is_flag=True,
-    help="Read views that have no SQL for the engine's dialect by translating their SQL.",
+    default=True,
+    show_default=True,
+    help="Read views that have no SQL for the engine's dialect by translating their SQL (the default; "
+    "--no-translate: such a view is an error, exit 7).",
 )
 @click.option(
-    "--lenient", is_flag=True, help="With --translate: translate unsafe constructs too, with warnings."
+    "--lenient",
+    is_flag=True,
+    help="Translate unsafe constructs too, with warnings (not with --no-translate).",
 )
 @click.option(
     "--namespace",
@@ -52,15 +56,15 @@ def sql(
 ) -> None:
     """Run QUERY ('-': read it from stdin) with DuckDB or Spark over the views and tables of the
     catalog, and print the rows. Views are read from their SQL for the engine's dialect (duckdb or
-    spark); with --translate, a view without one is read by translating another (refused, exit 7,
-    when a construct could change the results). QUERY is in the engine's dialect and must be a
+    spark); a view without one is read by translating another (refused, exit 7, when a construct
+    could change the results; --no-translate: not translated, exit 7). QUERY is in the engine's dialect and must be a
     query: iceview sql does not change the catalog."""
     from iceview.sql import UnsafeTranslationError
 
     ctx = click.get_current_context()
     engine = engine.lower()
     if lenient and not translate_views:
-        raise CliUsageError("--lenient needs --translate", ctx)
+        raise CliUsageError("--lenient cannot be used with --no-translate", ctx)
     text = read_text(query, "query")
     _require_query(text, engine, ctx)
     levels = parse_namespace(namespace) if namespace is not None else ("default",)
@@ -84,7 +88,7 @@ def sql(
     except MissingDialectError as e:
         message = e.problem
         if not translate_views:
-            message += "; use --translate to read it by translating its SQL"
+            message += "; drop --no-translate to read it by translating its SQL"
         raise TranslationRefused(message) from e
     except TranslationError as e:
         raise TranslationRefused(str(e)) from e

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         provenance_summary,
         spark_ansi_mode,
     )
-    from iceview.sql.translate.pipeline import translate, translation_hook
+    from iceview.sql.translate.pipeline import set_output_check, translate, translation_hook
     from iceview.sql.translate.rules import RULES
 
 _WHERE: dict[str, str] = {
@@ -67,6 +67,7 @@ _WHERE: dict[str, str] = {
     "spark_ansi_mode": "iceview.sql.translate.model",
     "translate": "iceview.sql.translate.pipeline",
     "translation_hook": "iceview.sql.translate.pipeline",
+    "set_output_check": "iceview.sql.translate.pipeline",
     "RULES": "iceview.sql.translate.rules",
 }
 """Each public name -> the module that defines it."""
@@ -89,6 +90,7 @@ __all__ = [
     "allowed_functions",
     "known_catalogs_of",
     "provenance_summary",
+    "set_output_check",
     "spark_ansi_mode",
     "translate",
     "translation_hook",

@@ -88,7 +88,7 @@ def decimal_params(t: exp.DataType) -> tuple[int, int] | None:
     return (10, 0)
 
 
-def _literal_cast_is_safe(value: exp.Literal, to: exp.DataType) -> bool:
+def literal_cast_is_safe(value: exp.Literal, to: exp.DataType) -> bool:
     """A string or number literal cast to a type that both engines read the same way."""
     text = value.name.strip() if value.is_string else value.name
     kind = to.this
@@ -122,6 +122,8 @@ def _cast_value_issue(frm: exp.DataType, to: exp.DataType) -> str | None:
         return "decimal to integer rounds in DuckDB and Trino but truncates in Spark"
     if t in TEXT and (f in FLOATS or f in _TIMESTAMPS):
         return "the text form of floating-point numbers and timestamps differs between engines"
+    if t in TEXT and f in (_T.ARRAY, _T.STRUCT, _T.MAP):
+        return "the text form of arrays, structs and maps differs ({1, x} and [null] in Spark, {'x': 1, 'y': x} and [NULL] in DuckDB)"
     if (f in _TIMESTAMPS or t in _TIMESTAMPS) and (f != t) and {f, t} != {_T.DATE, _T.TIMESTAMPNTZ}:
         return "conversions to and from time-zone-aware timestamps depend on the session time zone"
     return None
@@ -318,7 +320,7 @@ def cast_check(*, ansi: bool) -> Check:
         if isinstance(operand, exp.Null):
             return
         if isinstance(operand, exp.Literal):
-            if not _literal_cast_is_safe(operand, to) and not explicit_try:
+            if not literal_cast_is_safe(operand, to) and not explicit_try:
                 ctx.add("ansi-cast", node, "the literal does not convert the same way in every engine")
             return
         frm = type_of(operand)
@@ -484,4 +486,42 @@ def spark_trunc_units(sql: str) -> list[TranslationIssue]:
                         f"Spark's {name} does not know the unit '{unit}' (it returns NULL); units: {', '.join(sorted(units))}",
                     )
                 )
+    return issues
+
+
+_YEAR_RUN = re.compile(r"y+")
+
+
+def spark_year_patterns(sql: str) -> list[TranslationIssue]:
+    """``date_format`` patterns as written: sqlglot turns every run of ``y`` into ``%Y``, but only
+    ``yyyy`` pads a year below 1000 to four digits as ``%Y`` does (Spark's ``y`` is ``999``)."""
+    from sqlglot.tokenizer_core import TokenType
+
+    try:
+        tokens = sqlglot.Dialect.get_or_raise("spark").tokenize(sql)
+    except SqlglotError:
+        return []
+    issues: list[TranslationIssue] = []
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.text.lower() != "date_format" or tokens[i + 1].token_type != TokenType.L_PAREN:
+            continue
+        depth = 0
+        for t in tokens[i + 1 :]:
+            if t.token_type == TokenType.L_PAREN:
+                depth += 1
+            elif t.token_type == TokenType.R_PAREN:
+                depth -= 1
+                if depth == 0:
+                    break
+            elif depth == 1 and t.token_type == TokenType.STRING:
+                runs = _YEAR_RUN.findall(t.text.replace("'", ""))
+                if any(len(r) != 4 for r in runs):
+                    issues.append(
+                        TranslationIssue(
+                            "date-format",
+                            f"date_format(..., '{t.text}')",
+                            "a year pattern other than yyyy: Spark's y writes a year below 1000 with fewer digits "
+                            "(999), strftime's %Y with four (0999)",
+                        )
+                    )
     return issues

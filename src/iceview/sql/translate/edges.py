@@ -11,10 +11,20 @@ translation is refused unless ``spark_ansi=True`` says the view's SQL is ANSI Sp
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 
-from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, decimal_params, type_of
+from iceview.sql.translate.checks import (
+    FLOATS,
+    INT_LITERAL,
+    INTEGERS,
+    TEXT,
+    decimal_params,
+    literal_cast_is_safe,
+    type_of,
+)
 from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import Check, Context, Rewrite
 
@@ -28,10 +38,15 @@ doubles, so a Spark result with more digits than this is refused."""
 
 def _decimal(node: exp.Expr) -> tuple[int, int] | None:
     """Spark's decimal precision and scale of an operand (integers as Spark widens them), or None."""
-    while isinstance(node, exp.Paren):
+    while isinstance(node, exp.Paren) or (isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal)):
         node = node.this
     if isinstance(node, exp.Literal) and not node.is_string and INT_LITERAL.match(node.name):
         return max(1, len(node.name.lstrip("+-"))), 0
+    if _decimal_literal(node):
+        # Spark reads 2.5 as DECIMAL(2, 1) (sqlglot types it DOUBLE)
+        whole, _, frac = node.name.lstrip("+-").partition(".")
+        digits = len((whole + frac).lstrip("0")) or 1
+        return max(digits, len(frac)), len(frac)
     t = type_of(node)
     if t is None:
         return None
@@ -40,6 +55,22 @@ def _decimal(node: exp.Expr) -> tuple[int, int] | None:
     if t.this != _T.DECIMAL:
         return None
     return decimal_params(t)
+
+
+_DECIMAL_LITERAL = re.compile(r"[+-]?[0-9]*\.[0-9]*\Z")
+
+
+def _decimal_literal(node: exp.Expr) -> bool:
+    """A number literal with a point and no exponent: a decimal in Spark."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    return isinstance(node, exp.Literal) and not node.is_string and bool(_DECIMAL_LITERAL.match(node.name))
+
+
+def _decimal_operand(node: exp.Expr) -> bool:
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    return _kind(node) == _T.DECIMAL or _decimal_literal(node)
 
 
 def _is_literal(node: exp.Expr) -> bool:
@@ -184,8 +215,10 @@ def _cast_to(node: exp.Expr, precision: int, scale: int) -> None:
 
 
 def _decimal_division(node: exp.Expr, ctx: Context) -> None:
-    if _kind(node.this) != _T.DECIMAL and _kind(node.expression) != _T.DECIMAL:
+    if not (_decimal_operand(node.this) or _decimal_operand(node.expression)):
         return
+    if any(_kind(o) in FLOATS and not _decimal_literal(o) for o in (node.this, node.expression)):
+        return  # a double divides in doubles in Spark too (sqlglot types 2.5 as a double)
     a, b = _decimal(node.this), _decimal(node.expression)
     if a is None or b is None:
         ctx.add("decimal-division", node, "a decimal division with an operand of unknown type")
@@ -466,3 +499,226 @@ ARRAY_CONTAINS_NULLS = Rewrite(
     "array_contains as Spark's three-valued CASE (NULL when not found and the array holds a NULL)",
     _array_contains_three_valued,
 )
+
+
+# --------------------------------------------------------------------------------------------------
+# found by outsiders' queries (tests/translate/edge_regressions.py)
+
+
+def _empty_list(node: exp.Expr) -> None:
+    # collect_list over no rows (or only NULLs) is [] in Spark and NULL in DuckDB; in a window or
+    # with FILTER the whole call is wrapped
+    target = node
+    while isinstance(target.parent, (exp.Window, exp.Filter)):
+        target = target.parent
+    target.replace(exp.Coalesce(this=target.copy(), expressions=[exp.Array(expressions=[])]))
+
+
+EMPTY_LIST = Rewrite("COALESCE(list(x) FILTER (WHERE x IS NOT NULL), [])", _empty_list)
+
+
+def _collect_list(node: exp.Expr, ctx: Context) -> None:
+    if isinstance(node.this, exp.Distinct) and not isinstance(node.parent, exp.ArraySort):
+        ctx.add(
+            "nondeterministic",
+            node,
+            "collect_list(DISTINCT ...)'s element order is engine-specific (sort_array it, or use an ORDER BY inside the aggregate)",
+        )
+    elif _inside(node, exp.Pivot):
+        return  # the PIVOT's own rule refuses it
+    else:
+        ctx.rewrites.append((EMPTY_LIST, node))
+
+
+COLLECT_LIST = Check("collect_list, [] over no rows", (_collect_list,), ("nondeterministic",))
+
+
+def _inside(node: exp.Expr, cls: type[exp.Expr]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, cls):
+            return True
+        parent = parent.parent
+    return False
+
+
+_EMPTY_CELL_AGGREGATES = (exp.Count, exp.CountIf, exp.ArrayAgg)
+
+
+def _pivot_empty_cells(node: exp.Expr, ctx: Context) -> None:
+    if node.args.get("unpivot"):
+        return
+    for agg in node.expressions:
+        if any(isinstance(n, _EMPTY_CELL_AGGREGATES) for n in agg.walk()):
+            ctx.add(
+                "pivot-empty-cell",
+                node,
+                "a PIVOT cell of a value that never occurs is NULL in Spark; DuckDB's count is 0 there, and "
+                "collect_list's [] for a value with only NULLs is NULL in DuckDB",
+            )
+            return
+
+
+PIVOT_EMPTY_CELLS = Check("PIVOT of sum/min/max/avg", (_pivot_empty_cells,), ("pivot-empty-cell",))
+
+
+def _avg_in_doubles(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) == _T.BIGINT:
+        ctx.rewrites.append((AVG_OF_DOUBLES, node))
+
+
+def _cast_avg_operand(node: exp.Expr) -> None:
+    node.set("this", exp.Cast(this=node.this.copy(), to=exp.DataType.build("DOUBLE")))
+
+
+AVG_OF_DOUBLES = Rewrite("avg(CAST(x AS DOUBLE))", _cast_avg_operand)
+AVG_OF_BIGINT = Check("avg of a BIGINT summed in doubles", (_avg_in_doubles,), ())
+
+
+def _window_default(node: exp.Expr, ctx: Context) -> None:
+    default = node.args.get("default")
+    if default is None or isinstance(default, exp.Null):
+        return
+    value = type_of(node.this)
+    if value is None:
+        ctx.add("window-default", node, "lead/lag of a value of unknown type with a default")
+        return
+    if isinstance(default, exp.Literal):
+        if literal_cast_is_safe(default, value) and (default.is_string == (value.this in TEXT)):
+            return
+    elif type_of(default) == value:
+        return
+    ctx.add(
+        "window-default",
+        node,
+        "Spark casts lead/lag's default to the value's type (1.5 becomes 1 for an INT); DuckDB converts otherwise",
+    )
+
+
+WINDOW_DEFAULT = Check("lead/lag with a default of the value's type", (_window_default,), ("window-default",))
+
+
+def _code_points_reversed(node: exp.Expr) -> None:
+    # Spark reverses code points; DuckDB's reverse keeps grapheme clusters (e + U+0301, emoji with
+    # a skin-tone modifier) together
+    text = node.this
+    split = exp.Anonymous(this="STRING_SPLIT", expressions=[text.copy(), exp.Literal.string("")])
+    node.replace(
+        exp.Anonymous(
+            this="ARRAY_TO_STRING",
+            expressions=[exp.Anonymous(this="LIST_REVERSE", expressions=[split]), exp.Literal.string("")],
+        )
+    )
+
+
+REVERSE_CODE_POINTS = Rewrite("array_to_string(list_reverse(string_split(s, '')), '')", _code_points_reversed)
+
+
+def _reverse_code_points(node: exp.Expr, ctx: Context) -> None:
+    _reverse_text(node, ctx)
+    if _kind(node.this) in TEXT:
+        ctx.rewrites.append((REVERSE_CODE_POINTS, node))
+
+
+REVERSE_TEXT_DUCKDB = Check(
+    "reverse of a string, by code points", (_reverse_code_points,), ("array-function",)
+)
+
+
+def _locate_start(node: exp.Expr, ctx: Context) -> None:
+    start = node.args.get("position")
+    if start is None:
+        return
+    if not (isinstance(start, exp.Literal) and INT_LITERAL.match(start.name) and int(start.name) > 0):
+        ctx.add(
+            "substring-position",
+            node,
+            "locate with a start that may be 0 or negative: Spark returns 0, DuckDB searches from the end",
+        )
+        return
+    needle = node.args.get("substr")
+    if not (isinstance(needle, exp.Literal) and needle.is_string and needle.name):
+        ctx.add(
+            "substring-position",
+            node,
+            "locate of an empty (or non-literal) string from a start: Spark returns 1, DuckDB the start",
+        )
+
+
+LOCATE_START = Check("locate from a positive start", (_locate_start,), ("substring-position",))
+
+
+def _date_diff_unit(node: exp.Expr, ctx: Context) -> None:
+    if node.args.get("unit") is not None:
+        ctx.add(
+            "date-diff",
+            node,
+            "datediff with a unit is Spark's timestampdiff: it counts whole units elapsed (days of 24 hours in the "
+            "session time zone), DuckDB's date_diff the boundaries crossed; write datediff(end, start) for days",
+        )
+
+
+DATE_DIFF_UNIT = Check("datediff without a unit", (_date_diff_unit,), ("date-diff",))
+
+
+def _add_months(node: exp.Expr, ctx: Context) -> None:
+    k = _kind(node.this)
+    if k == _T.TIMESTAMPNTZ:
+        ctx.rewrites.append((ADD_MONTHS_OF_DATE, node))
+    elif k != _T.DATE:
+        ctx.add(
+            "date-add",
+            node,
+            "add_months takes a DATE: Spark casts a timestamp to its date (in the session time zone for a TIMESTAMP) "
+            "and returns a DATE",
+        )
+
+
+def _operand_to_date(node: exp.Expr) -> None:
+    node.set("this", exp.Cast(this=node.this.copy(), to=exp.DataType.build("DATE")))
+
+
+ADD_MONTHS_OF_DATE = Rewrite("add_months(CAST(ts AS DATE), n)", _operand_to_date)
+ADD_MONTHS = Check("add_months of a date", (_add_months,), ("date-add",))
+
+_INTERVAL_OPERANDS = frozenset({_T.DATE, _T.TIMESTAMPNTZ, _T.TIMESTAMP, _T.TIMESTAMPTZ, _T.TIMESTAMPLTZ})
+
+
+def _interval_result(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) in _INTERVAL_OPERANDS and _kind(node.expression) in _INTERVAL_OPERANDS:
+        ctx.add(
+            "interval-result",
+            node,
+            "the difference of two dates or timestamps is an interval in Spark (an integer in DuckDB); "
+            "write datediff(end, start) for days",
+        )
+
+
+INTERVAL_RESULT = Check("no difference of dates", (_interval_result,), ("interval-result",))
+
+_LONG_MIN_DIV = "BIGINT DIV -1 at the type's minimum: legacy Spark wraps around, ANSI Spark and DuckDB raise"
+
+
+def _div_minus_one(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) in (_T.TINYINT, _T.SMALLINT, _T.INT):
+        ctx.rewrites.append((DIV_IN_BIGINT, node))  # Spark's DIV computes in BIGINT
+        return
+    if ctx.spark_ansi or _kind(node.this) not in (_T.BIGINT, None):
+        return
+    divisor = node.expression
+    while isinstance(divisor, exp.Paren):
+        divisor = divisor.this
+    literal = divisor.this if isinstance(divisor, exp.Neg) else divisor
+    if isinstance(literal, exp.Literal) and not literal.is_string:
+        value = -float(literal.name) if isinstance(divisor, exp.Neg) else float(literal.name)
+        if value != -1:
+            return
+    ctx.add("integer-overflow", node, _LONG_MIN_DIV)
+
+
+def _dividend_to_bigint(node: exp.Expr) -> None:
+    node.set("this", exp.Cast(this=node.this.copy(), to=exp.DataType.build("BIGINT")))
+
+
+DIV_IN_BIGINT = Rewrite("CAST(a AS BIGINT) // b", _dividend_to_bigint)
+DIV_MINUS_ONE = Check("DIV by a divisor that is not -1", (_div_minus_one,), ("integer-overflow",))

@@ -31,6 +31,22 @@ from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
 from iceview.sql.translate.trino_view import align_to_view, trino_output_issues
 from iceview.sql.types import spark_type_name
 
+OutputCheck = Callable[[str], "str | None"]
+"""A check of an output in its dialect: the reason it is refused, or None."""
+
+_OUTPUT_CHECKS: dict[str, OutputCheck] = {}
+
+
+def set_output_check(dialect: str, check: OutputCheck | None) -> None:
+    """Install (or, with None, remove) a check of every translation into ``dialect``, run after the
+    rules and the comparison found nothing: e.g. the Spark engine layer (:mod:`iceview.spark`)
+    parses the output with its session's own parser, which ``iceview.sql`` cannot import. What the
+    check rejects is refused as ``does-not-parse``."""
+    if check is None:
+        _OUTPUT_CHECKS.pop(dialect, None)
+    else:
+        _OUTPUT_CHECKS[dialect] = check
+
 
 def translate(
     sql: str,
@@ -200,13 +216,20 @@ def _translate(
     if dst == "duckdb" and not issues and qualify_with is not None:
         # never hand out SQL that fails on first use (the hook's names are qualified later)
         issues.extend(bind_issues(out, schemas))
+    output_check = _OUTPUT_CHECKS.get(dst)
+    if output_check is not None and not issues:
+        reason = output_check(out)
+        if reason is not None:
+            issues.append(TranslationIssue("does-not-parse", out[:120], f"{dst} does not parse it: {reason}"))
     issues = _dedupe(issues)
     if issues and strict:
         raise UnsafeTranslationError(src, dst, issues)
     return Translation(out, src, dst, tuple(issues))
 
 
-PIPELINE_CODES = frozenset({"unsupported", "does-not-bind", "view-contract", "trino-catalog-unknown"})
+PIPELINE_CODES = frozenset(
+    {"unsupported", "does-not-bind", "does-not-parse", "view-contract", "trino-catalog-unknown"}
+)
 """The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
 
 

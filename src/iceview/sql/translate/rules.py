@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
+from iceview.sql.translate import edges_both as eb
 from iceview.sql.translate import edges_duckdb as ed
 from iceview.sql.translate import into_spark as sp
 from iceview.sql.translate.cross_rules import CROSS_RULES
@@ -55,7 +56,9 @@ LATERAL_VIEW_OF_OTHER = predicate(
 DIVISION_BY_MAYBE_ZERO = predicate(
     "division by a non-literal", (exp.Div, exp.IntDiv, exp.Mod), c.divisor_may_be_zero
 )
-LIKE_WITHOUT_ESCAPE = predicate("LIKE with a backslash or a non-literal pattern", exp.Like, c.like_may_escape)
+LIKE_WITHOUT_ESCAPE = predicate(
+    "LIKE with a backslash or a non-literal pattern", (exp.Like, exp.ILike), c.like_may_escape
+)
 COMPARISON_OR_ARITHMETIC = construct(
     exp.EQ,
     exp.NEQ,
@@ -88,6 +91,11 @@ DIV_BY_NON_ZERO = call(exp.IntDiv).where(
     "DIV by a non-zero divisor", lambda n, ctx: not c.divisor_may_be_zero(n, ctx)
 )
 ARITHMETIC = construct(exp.Add, exp.Sub, name="integer or decimal arithmetic")
+ORDERING_COMPARISON = construct(exp.GT, exp.GTE, exp.LT, exp.LTE, name="ordering comparison")
+EQUALITY = construct(exp.EQ, exp.NEQ, name="equality comparison")
+ORDERED = construct(exp.Ordered, name="ORDER BY item")
+IN = construct(exp.In)
+CONCAT = call(exp.Concat, exp.ConcatWs)
 PRODUCT = construct(exp.Mul, name="multiplication")
 
 # refusals: a stable code and the reason
@@ -128,6 +136,10 @@ PIVOT_ONLY_SPARK_TO_DUCKDB = Refuse("pivot", "PIVOT/UNPIVOT is translated only f
 NO_PIVOT_IN_TRINO = Refuse("pivot", "Trino has no PIVOT/UNPIVOT (sqlglot would drop it silently)")
 _EXPLODE_OUTSIDE_LATERAL_VIEW = Refuse("explode", "explode() is translated only in LATERAL VIEW")
 _COLLECT_LIST_INTO_TRINO = Refuse("function", "collect_list's NULL handling is not checked for Trino")
+_REVERSE_GRAPHEMES = Refuse(
+    "grapheme-reverse",
+    "DuckDB's reverse keeps grapheme clusters (e + U+0301, emoji with a modifier) together; Spark reverses code points",
+)
 _NOT_ALLOWED = Refuse("function", "{name}() is not on the allow-list for {target}")
 _OUTER = "OUTER explode keeps rows with empty or NULL arrays; CROSS JOIN UNNEST drops them"
 _JAVA_REGEX = "Java regular expressions differ from RE2 (DuckDB) and Joni (Trino)"
@@ -224,7 +236,7 @@ RULES = RuleTable(
         Rule(TABLE, ANY, "trino", c.THREE_PART_NAMES + c.TIME_TRAVEL),
         Rule(TABLE, ANY, "duckdb", c.THREE_PART_NAMES + c.TIME_TRAVEL),
         Rule(PIVOT, ANY, ANY, PIVOT_ONLY_SPARK_TO_DUCKDB),
-        Rule(PIVOT, "spark", "duckdb", KEEP),
+        Rule(PIVOT, "spark", "duckdb", e.PIVOT_EMPTY_CELLS),
         Rule(PIVOT, ANY, "trino", NO_PIVOT_IN_TRINO),
         Rule(UNPIVOT, ANY, ANY, PIVOT_ONLY_SPARK_TO_DUCKDB),
         Rule(UNPIVOT, ANY, "trino", NO_PIVOT_IN_TRINO),
@@ -264,15 +276,15 @@ RULES = RuleTable(
         Rule(call(exp.ArrayAgg), ANY, "trino", _COLLECT_LIST_INTO_TRINO),
         Rule(call(exp.ConcatWs), ANY, "trino", c.CONCAT_WS_TEXT),
         # found on edge data (tests/translate/test_edge.py): Spark's semantics against the targets'
-        Rule(ARITHMETIC, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
+        Rule(ARITHMETIC, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + e.INTERVAL_RESULT),
         Rule(PRODUCT, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + e.DECIMAL_PRODUCT),
         Rule(construct(exp.Neg), "spark", ANY, e.INTEGER_OVERFLOW),
         Rule(call(exp.Abs), "spark", ANY, e.INTEGER_OVERFLOW),
         Rule(call(exp.Sum), "spark", ANY, e.SUM_OVERFLOW),
         Rule(call(exp.Round), "spark", ANY, c.ROUND_FLOATING + e.ROUND_INTEGER),
         Rule(construct(exp.Div), "spark", ANY, e.DECIMAL_DIVISION),
-        Rule(call(exp.Avg), "spark", ANY, e.DECIMAL_AVG),
-        Rule(DIV_BY_NON_ZERO, "spark", ANY, e.DIV_OPERANDS),
+        Rule(call(exp.Avg), "spark", ANY, e.DECIMAL_AVG + e.AVG_OF_BIGINT),
+        Rule(DIV_BY_NON_ZERO, "spark", ANY, e.DIV_OPERANDS + e.DIV_MINUS_ONE),
         Rule(call(exp.Ceil, exp.Floor), "spark", ANY, e.FLOAT_TO_BIGINT),
         Rule(call(exp.Sign), "spark", ANY, e.NAN_SIGN),
         Rule(call(exp.Exp, exp.Ln), "spark", ANY, _LIBM),
@@ -293,6 +305,34 @@ RULES = RuleTable(
         Rule(call(exp.Extract), "spark", ANY, e.EXTRACT_FIELD),
         Rule(call(exp.Extract), "spark", "duckdb", e.EXTRACT_FIELD_DUCKDB),
         Rule(exactly(exp.DayOfWeek), "spark", "duckdb", e.DAY_OF_WEEK),
+        # found by outsiders' queries (tests/translate/edge_regressions.py)
+        Rule(call(exp.ArrayAgg), "spark", "duckdb", e.COLLECT_LIST),
+        Rule(call(exp.Lag, exp.Lead), ANY, ANY, e.WINDOW_DEFAULT),
+        Rule(call(exp.Reverse), "spark", "duckdb", e.REVERSE_TEXT_DUCKDB),
+        Rule(call(exp.Reverse), "duckdb", "spark", _REVERSE_GRAPHEMES),
+        Rule(call(exp.StrPosition), "spark", ANY, e.LOCATE_START),
+        Rule(call(exp.DateDiff), "spark", ANY, e.DATE_DIFF_UNIT),
+        Rule(call(exp.AddMonths), "spark", ANY, e.ADD_MONTHS),
+        Rule(call(exp.TimestampTrunc), "spark", "duckdb", c.trunc_unit_check(c.TRUNC_UNITS) + eb.ZONED_TRUNC),
+        *(
+            rule
+            for source, target in (("spark", "duckdb"), ("duckdb", "spark"))
+            for rule in (
+                Rule(call(exp.Min, exp.Max), source, target, eb.NESTED_ORDERING),
+                Rule(ORDERED, source, target, eb.NESTED_ORDERING),
+                Rule(
+                    ORDERING_COMPARISON,
+                    source,
+                    target,
+                    c.IMPLICIT_CONVERSION + eb.NESTED_ORDERING + eb.ZONED_COMPARISON,
+                ),
+                Rule(EQUALITY, source, target, c.IMPLICIT_CONVERSION + eb.ZONED_COMPARISON),
+                Rule(IN, source, target, eb.IN_TEXT_LITERALS + eb.IN_SUBQUERY),
+                Rule(CONCAT, source, target, eb.CONCAT_TEXT),
+                Rule(construct(exp.DPipe), source, target, eb.CONCAT_TEXT),
+            )
+        ),
+        *(Rule(syntax, "duckdb", "spark", refusal) for syntax, refusal in eb.DUCKDB_SYNTAX),
         # found on edge data from DuckDB into Spark (tests/translate/test_edge_duckdb.py)
         Rule(ARITHMETIC, "duckdb", "spark", c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS),
         Rule(PRODUCT, "duckdb", "spark", c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS),
@@ -319,9 +359,9 @@ RULES = RuleTable(
 
 SOURCE_TEXT_CHECKS: Mapping[str, tuple[Callable[[str], list[TranslationIssue]], ...]] = {
     # sqlglot normalises trunc units on parsing ('Q' becomes QUARTER) that Spark does not know
-    "spark": (c.spark_trunc_units,),
+    "spark": (c.spark_trunc_units, c.spark_year_patterns),
 }
 """Per source dialect, the rules read from the source text; their issues follow the tree's."""
 
-SOURCE_TEXT_CODES = frozenset({"trunc-unit"})
+SOURCE_TEXT_CODES = frozenset({"trunc-unit", "date-format"})
 """The refusal codes of :data:`SOURCE_TEXT_CHECKS`."""
