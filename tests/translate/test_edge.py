@@ -376,4 +376,3 @@ def test_edge_suite(java_spark: Any) -> None:
     bad = [f"[{r.status}] {r.construct}: {r.sql}\n  {r.detail}" for r in results if r.status == "wrong"]
     assert not bad, summary + "\n" + "\n".join(bad)
     assert counts["translated"] > 200, summary  # the suite proves something
-    assert time.monotonic() - started < 180, summary
