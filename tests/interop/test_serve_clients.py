@@ -164,7 +164,7 @@ def test_register_view(served: IceviewServer, client: Catalog, ns: str, tmp_path
     # a file outside the server's warehouse is refused, and no view is made
     outside = tmp_path / "outside.gz.metadata.json"
     shutil.copyfile(local_path(location), outside)
-    with pytest.raises(ForbiddenError, match="lies outside the warehouse of this server"):
+    with pytest.raises(ForbiddenError, match="lies outside the catalog's warehouse"):
         client.register_view(f"{ns}.stolen", "file://" + str(outside))
     missing = served.warehouse_uri + f"/{ns}/nothing/metadata/00000-x.metadata.json"
     with pytest.raises(IceviewError, match="does not exist"):
