@@ -184,7 +184,8 @@ def check_in_warehouse(location: str, warehouse: str | None, role: str) -> str:
     PyArrow's FileIO does) and both must be inside. Other schemes (``s3://``, ``gs://``, ...) must
     have the warehouse's scheme and bucket, a key under its key, and no ``..`` segment (percent-
     encoded or not), query or fragment. Nothing is unquoted for local files, as no FileIO does.
-    A location that cannot be read at all (NUL, a malformed URI) is outside."""
+    A location that cannot be read at all (NUL, a malformed URI) is outside, and so is a local one
+    with ``?`` or ``#``, which FileIOs split off or keep as they please."""
     if warehouse is None:
         return location
     roots = _places(warehouse)
@@ -215,6 +216,10 @@ def _places(location: str) -> list[tuple[str, str, str]]:
             if any(unquote(segment) in ("..", ".") for segment in parsed.path.split("/")):
                 return []
             return [(parsed.scheme, parsed.netloc, parsed.path.rstrip("/") or "/")]
+        if "?" in location or "#" in location:
+            # FileIOs differ on whether these end the path (file:///wh/a?/b is /wh/a to urlparse,
+            # wh/a?/b to the OS): a file named with them could be another file (";" is literal to all)
+            return []
         if parsed.scheme != "file" or os.path.splitdrive(location)[0]:
             paths = [location]
         else:

@@ -311,3 +311,31 @@ def test_orphans_outside_the_warehouse_are_not_deleted(
     assert len(report.orphans) == 1
     assert [o.kept_because for o in report.orphans] == ["outside the warehouse"]
     assert snapshot(outside) == before
+
+
+def test_a_local_location_with_a_query_or_fragment_is_outside(tmp_path: Path) -> None:
+    # file:///wh/v.metadata.json?/00001-... is the file /wh/v.metadata.json to urlparse (and PyArrow)
+    warehouse = f"file://{tmp_path}/wh"
+    for location in (
+        f"{warehouse}/ns/v.metadata.json?",
+        f"{warehouse}/x#y",
+        f"{tmp_path}/wh/a?/b",
+        f"{warehouse}?",
+    ):
+        with pytest.raises(LocationOutsideWarehouseError):
+            files.check_in_warehouse(location, warehouse, "metadata file")
+    # ";" is kept in the name by every FileIO: a folder of its own, inside
+    assert files.check_in_warehouse(f"{warehouse}/a;p/b", warehouse, "metadata file")
+
+
+def test_the_catalog_never_writes_over_an_existing_metadata_file(
+    catalog: SqlCatalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = create(catalog)
+    existing = view.metadata_location
+    before = files.read_metadata(existing).to_json()
+    # a new file name that happens to be taken (a fresh uuid never is; a crafted location could be)
+    monkeypatch.setattr(files, "new_metadata_location", lambda *a, **k: existing)
+    with pytest.raises(InvalidArgumentError, match="Metadata file already exists"):
+        view.update_properties().set("k", "v").commit()
+    assert files.read_metadata(existing).to_json() == before

@@ -226,7 +226,7 @@ class ViewOperations(ABC):
                 metadata.location, metadata.properties, self._current_location
             )
             files.check_in_warehouse(new_location, self.warehouse, "metadata file")
-            files.write_metadata(metadata, new_location, io=self.io)
+            files.write_metadata(metadata, new_location, io=self.io, overwrite=False)
             committed = metadata.with_metadata_file_location(new_location)
         else:
             registered = metadata.metadata_file_location

@@ -205,6 +205,38 @@ def test_a_registered_view_file_cannot_point_outside(setup: Setup, field: str) -
     assert setup.sentinels() == before
 
 
+def test_a_query_fragment_or_parameter_cannot_name_another_file_in_the_warehouse(setup: Setup) -> None:
+    # found by a blind attack: file:///wh/victim.metadata.json? was inside by its path, and the new
+    # metadata file <that>/00001-....metadata.json was written over the victim (urlparse ends the path
+    # at ?); so were a table's metadata and the catalog database, and a purge deleted the victim.
+    # (";" is not among them: every FileIO keeps it in the name, so it names a new folder.)
+    catalog_db = setup.wh / "catalog.db"
+    catalog_db.write_bytes(b"SQLite format 3\x00 the catalog")
+    victim = setup.client.post("/v1/namespaces/ns/views", json=view_body("victim")).json()
+    victim_file = victim["metadata-location"]
+    inside = snapshot(setup.wh)
+    targets = [victim_file, "file://" + str(catalog_db), setup.warehouse]
+    spellings = [t + suffix for t in targets for suffix in ("?", "#", "?x=1", "#../../x")]
+    spellings += [f"{setup.warehouse}/x?y=1", f"{setup.wh}/x#y", f"{setup.wh}/a?/b"]
+    for i, place in enumerate(spellings):
+        body = view_body(f"a{i}", properties={"write.metadata.path": place})
+        forbidden(setup.client.post("/v1/namespaces/ns/views", json=body))
+        forbidden(setup.client.post("/v1/namespaces/ns/views", json=view_body(f"b{i}", location=place)))
+        change = {"updates": [{"action": "set-properties", "updates": {"write.metadata.path": place}}]}
+        forbidden(setup.client.post("/v1/namespaces/ns/views/victim", json=change))
+        forbidden(
+            setup.client.post(
+                "/v1/namespaces/ns/views/victim",
+                json={"updates": [{"action": "set-location", "location": place}]},
+            )
+        )
+        assert setup.client.post(
+            "/v1/namespaces/ns/tables", json=table_body(f"t{i}", location=place)
+        ).status_code in (400, 403)
+    assert snapshot(setup.wh) == inside  # nothing in the warehouse was written over or deleted
+    assert setup.client.get("/v1/namespaces/ns/views/victim").json()["metadata"] == victim["metadata"]
+
+
 @pytest.mark.parametrize("field", ["location", "write.metadata.path", "write.data.path"])
 def test_a_registered_table_file_cannot_point_outside(setup: Setup, field: str) -> None:
     created = setup.client.post("/v1/namespaces/ns/tables", json=table_body("t"))
