@@ -425,12 +425,35 @@ class _LocalOutputFile(_LocalFile, OutputFile):
         the stream is closed (:class:`_AtomicLocalStream`). Without ``overwrite`` an existing file
         is ``FileExistsError``: here already when it exists, and decided by the operating system
         (a hard link cannot replace a name) when another writer got there in between."""
+        if len(os.fsencode(self._path)) >= _PATH_MAX:
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), self._path[:300])
         folder = os.path.dirname(self._path)
         if folder:
-            os.makedirs(folder, exist_ok=True)
+            _make_folders(folder)
         if not overwrite and os.path.lexists(self._path):
             raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), self._path)
         return _AtomicLocalStream(self._path, overwrite)
+
+
+_PATH_MAX = 4096  # Linux's PATH_MAX; os.makedirs recurses once per missing folder
+
+
+def _make_folders(folder: str) -> None:
+    """``os.makedirs(folder, exist_ok=True)`` without recursion (a path of 3,000 folders overflowed
+    Python's stack)."""
+    missing: list[str] = []
+    while folder and not os.path.isdir(folder):
+        missing.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise
 
 
 class LocalFileIO(FileIO):

@@ -82,6 +82,8 @@ def _check_level(level: object, what: str, shown: str) -> str:
         raise InvalidIdentifierError(f"Invalid {what} in {shown}: {level!r} is not a string")
     if level == "":
         raise InvalidIdentifierError(f"Invalid {what} in {shown}: empty")
+    if level == ".":
+        raise InvalidIdentifierError(f"Invalid {what} in {shown}: '.' names the folder it would be in")
     for bad, label in (("..", "'..'"), ("/", "'/'"), ("\x00", "NUL")):
         if bad in level:
             raise InvalidIdentifierError(

@@ -666,14 +666,17 @@ class SqlCatalog(MetastoreViewCatalog):
         return NamespacePropertiesUpdate(removed=removed, updated=list(update_map), missing=missing)
 
     def _insert_properties(self, ns: tuple[str, ...], properties: Mapping[str, str]) -> None:
-        stmt = insert_properties_stmt(len(properties))
-        args: list[str] = []
         name = namespace_to_string(ns)
-        for k, v in properties.items():
-            args += [self.name, name, k, v]
-        n = self._execute("insert namespace properties", stmt, *args)
-        if n != len(properties):
-            raise InvalidStateError(f"Failed to insert: {n} of {len(properties)} succeeded")
+        items = list(properties.items())
+        # in statements of at most 500 rows: SQLite binds at most 32,766 values per statement
+        for start in range(0, len(items), 500):
+            chunk = items[start : start + 500]
+            args: list[str] = []
+            for k, v in chunk:
+                args += [self.name, name, k, v]
+            n = self._execute("insert namespace properties", insert_properties_stmt(len(chunk)), *args)
+            if n != len(chunk):
+                raise InvalidStateError(f"Failed to insert: {n} of {len(chunk)} succeeded")
 
     def drop_namespace(self, namespace: NamespaceLike) -> bool:
         ns = to_namespace(namespace)

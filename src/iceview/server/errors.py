@@ -101,6 +101,10 @@ def from_exception(error: BaseException, *, mutation: bool = False) -> ApiError:
         )
     if isinstance(error, (pydantic.ValidationError, pyi.ValidationError)):
         return ApiError(400, "ValidationException", f"Validation failed: {library_text(error)}")
+    if type(error) is ice.CatalogError:
+        # the catalog's database failed: its driver's text (table names, SQL limits) stays in the log
+        log.error("The catalog's database failed: %s", error)
+        return ApiError(500, "ServerErrorException", "The catalog's database failed; the server log says why")
     for cls, rule in _RULES:
         if isinstance(error, cls):
             return ApiError(rule.status, rule.error_type, str(error) or type(error).__name__)

@@ -38,6 +38,7 @@ from iceview.server.protocol import (
     check_new_identifier,
     get_string,
     get_string_list,
+    get_string_map,
 )
 from iceview.spec.pydantic_errors import validation_problem
 from iceview.spec.schema import normalize_schema_json, schema_from_json
@@ -67,7 +68,7 @@ def _validated(model: type[M], data: Mapping[str, Any], what: str) -> M:
         # iceview's own text and the JSON path: pydantic's would show the input and its version
         message, path = validation_problem(e.errors(), data, what)
         raise bad_request(f"Invalid {what}: {message}", path) from None
-    except (TypeError, ArithmeticError):
+    except (TypeError, AttributeError, ArithmeticError):
         # some PyIceberg validators fail outside pydantic (a default value that does not fit)
         raise bad_request(f"Invalid {what}: a value does not fit its field") from None
 
@@ -133,10 +134,7 @@ def parse_create(namespace: Sequence[str], body: Mapping[str, Any]) -> CreateTab
         body, {"schema": "schema", "partition-spec": "partition spec", "write-order": "sort order"}, what, "$"
     )
     data = {"location": None, "partition-spec": None, "write-order": None, **body}
-    if type(data.get("properties")) is dict:
-        for key, value in data["properties"].items():
-            if type(value) is not str:
-                raise bad_request(f"Invalid {what}: properties.{key} must be a string", f"$.properties.{key}")
+    get_string_map(body, "properties", what)  # an object of strings, not too many
     return _validated(CreateTableRequest, data, what)
 
 
@@ -208,7 +206,12 @@ def parse_commit(ident: ViewIdentifier, body: Mapping[str, Any]) -> CommitTableR
             raise bad_request(f"Invalid {what}: {key} must be an array", f"$.{key}")
     for i, update in enumerate(body["updates"]):
         if type(update) is dict:
-            keys = _UPDATE_OBJECTS.get(update.get("action"), {})
+            action = update.get("action")
+            if type(action) is not str:
+                raise bad_request(f"Invalid {what}: action must be a string", f"$.updates[{i}].action")
+            if action == "set-properties":
+                get_string_map(update, "updates", what, f"$.updates[{i}]")
+            keys = _UPDATE_OBJECTS.get(action, {})
             _check_table_objects(update, keys, what, f"$.updates[{i}]")
     data = {**body, "identifier": {"namespace": list(ident.namespace), "name": ident.name}}
     return _validated(CommitTableRequest, data, what)

@@ -224,6 +224,13 @@ def commit_table(
     )
     try:
         response = policy.run(attempt, retry_on=(CommitFailedException,))
+    except StopIteration:
+        # PyIceberg looks up the default spec, sort order or schema while it applies the updates,
+        # before anything is written: a create without them has none to find
+        raise bad_request(
+            "Invalid CommitTableRequest: the table would have no current schema, partition spec or "
+            "sort order (a create needs add-schema, add-spec and add-sort-order with their set-default)"
+        ) from None
     except _RequirementFailed as e:
         raise CommitFailedException(java_commit_message(str(e.error))) from None
     except CommitFailedException as e:
