@@ -436,9 +436,13 @@ def create_app(
     middleware.append(
         Middleware(HeaderLimits, max_bytes=app.settings.max_header_bytes, max_count=app.settings.max_headers)
     )
-    return Starlette(
+    starlette = Starlette(
         routes=routes,
         middleware=middleware,
         exception_handlers={404: _not_found, 405: _not_found, 400: _not_found},
         lifespan=lifespan,
     )
+    # no 307 from `/path/` to `/path`: Starlette builds its Location from the client's Host header,
+    # before authentication (an open redirect); a path with a trailing slash is a 404 like any other
+    starlette.router.redirect_slashes = False
+    return starlette
