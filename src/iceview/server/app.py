@@ -31,7 +31,7 @@ from starlette.routing import Route as StarletteRoute
 from iceview.server.access_log import PRINCIPAL_KEY, AccessLog
 from iceview.server.auth import Authenticator, Principal, parse_token_form
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
-from iceview.server.errors import ApiError, error_body, error_response, from_exception
+from iceview.server.errors import ApiError, clipped, error_body, error_response, from_exception
 from iceview.server.idempotency import IdempotencyStore, StoredReply
 from iceview.server.limits import HeaderLimits
 from iceview.server.metrics import Metrics
@@ -115,7 +115,9 @@ class _App:
         served = self.catalogs.get(prefix)
         if served is None:
             raise ApiError(
-                404, "NotFoundException", f"Not found: no catalog is served under the prefix {prefix!r}"
+                404,
+                "NotFoundException",
+                f"Not found: no catalog is served under the prefix {clipped(prefix)}",
             )
         return served
 
@@ -261,7 +263,7 @@ class _App:
         raise ApiError(
             404,
             "NotFoundException",
-            f"Not found: warehouse {warehouse!r} is not served here (served: {', '.join(self.catalogs)})",
+            f"Not found: warehouse {clipped(warehouse)} is not served here (served: {', '.join(self.catalogs)})",
         )
 
     async def tokens(self, request: Request) -> Response:
@@ -379,11 +381,13 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     if status == 404:
         err = ApiError(
-            404, "NotFoundException", f"Not found: no endpoint {request.method} {request.url.path}"
+            404, "NotFoundException", f"Not found: no endpoint {request.method} {clipped(request.url.path)}"
         )
     elif status == 405:
         err = ApiError(
-            405, "MethodNotAllowedException", f"Method {request.method} is not allowed on {request.url.path}"
+            405,
+            "MethodNotAllowedException",
+            f"Method {request.method} is not allowed on {clipped(request.url.path)}",
         )
     else:
         err = ApiError(status, "BadRequestException", str(getattr(exc, "detail", "")) or "Bad request")
