@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -357,8 +358,11 @@ class _App:
         try:
             await self.run(self.default.catalog.namespace_exists, ("iceview-healthz",), mutation=False)
         except Exception as e:
-            err = from_exception(e)
-            return _json(503, {"status": "unavailable", "reason": err.message})
+            # the detail is for the operator's log, not for an unauthenticated prober: the body
+            # says only that the database does not answer (a URL's user and password are masked)
+            detail = _USERINFO.sub("://***@", from_exception(e).message)
+            log.warning("healthz: the catalog's database does not answer: %s", detail[:500])
+            return _json(503, {"status": "unavailable", "reason": "the catalog's database does not answer"})
         return _json(200, {"status": "ok"})
 
     async def metrics_endpoint(self, request: Request) -> Response:
@@ -371,6 +375,9 @@ class _App:
                 return error_response(err)
         data, content_type = self.metrics.exposition()
         return Response(data, media_type=content_type)
+
+
+_USERINFO = re.compile(r"://[^/@\s]*@")
 
 
 def _json(status: int, body: Any) -> Response:

@@ -3,8 +3,11 @@ header, no client-supplied value repeated at length, no internals in ``/healthz`
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from iceview.catalog import SqlCatalog
@@ -62,3 +65,17 @@ def test_a_long_path_is_not_repeated_whole(client: TestClient) -> None:
     response = client.get("/v1/" + "p" * 10_000)
     assert response.status_code == 404
     assert len(response.json()["error"]["message"]) < 200
+
+
+def test_healthz_says_only_that_the_database_does_not_answer(
+    client: TestClient, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    with sqlite3.connect(tmp_path / "catalog.db") as db:
+        db.execute("DROP TABLE iceberg_tables")
+    with caplog.at_level(logging.WARNING, logger="iceview.server"):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "unavailable", "reason": "the catalog's database does not answer"}
+    # the detail is in the server's log
+    assert any("iceberg_tables" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
