@@ -208,14 +208,24 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             if self._over:
                 self._refuse()
                 return
-            msg = "Invalid HTTP request received."
-            self.logger.warning(msg)
-            self.send_400_response(msg)
+            self._refused = True
+            self.logger.warning("Invalid HTTP request received.")
+            self.send_400_response("Bad request: not a valid HTTP/1.1 request")
             return
         if self._in_head:
             self._received += len(data)
             if self._received > self.max_header_bytes:
                 self._refuse()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request that is not valid HTTP, as an ``IcebergErrorResponse``
+        (uvicorn's own is plain text): NUL or obs-fold in a header, an unknown or lower-case
+        method, Content-Length with Transfer-Encoding, a negative Content-Length, ..."""
+        self._write_error(400, error_body(400, "BadRequestException", msg))
+        if access_log.isEnabledFor(logging.INFO):
+            client = f"{self.client[0]}:{self.client[1]}" if self.client else "-"
+            access_log.info("%s - - 400 - (not a valid HTTP request)", client)
+        self.transport.close()
 
     def _refuse(self) -> None:
         self._refused = True

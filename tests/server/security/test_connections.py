@@ -135,3 +135,25 @@ def test_connections_over_the_per_address_cap_are_closed(server: IceviewServer) 
     time.sleep(0.3)
     with urllib.request.urlopen(server.uri + "v1/config", timeout=10) as response:
         assert response.status == 200
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"GET /v1/config HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\x00b\r\n\r\n",
+        b"GET /v1/config HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n folded\r\n\r\n",
+        b"get /v1/config HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"FROB /v1/config HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"POST /v1/namespaces HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        b"POST /v1/namespaces HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n",
+    ],
+    ids=["nul", "obs-fold", "lower-case-method", "unknown-method", "cl-and-te", "negative-cl"],
+)
+def test_malformed_http_gets_an_iceberg_error_response(server: IceviewServer, head: bytes) -> None:
+    with connect(server) as sock:
+        sock.sendall(head)
+        answer = read_until_closed(sock)
+    status, error = status_and_error(answer)
+    assert (status, error["code"], error["type"]) == (400, 400, "BadRequestException"), answer
+    assert b"content-type: application/json" in answer.lower()
