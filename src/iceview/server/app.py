@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +32,7 @@ from starlette.routing import Route as StarletteRoute
 from iceview.server.access_log import PRINCIPAL_KEY, AccessLog
 from iceview.server.auth import Authenticator, Principal, parse_token_form
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
-from iceview.server.errors import ApiError, error_body, error_response, from_exception
+from iceview.server.errors import ApiError, clipped, error_body, error_response, from_exception
 from iceview.server.idempotency import IdempotencyStore, StoredReply
 from iceview.server.limits import HeaderLimits
 from iceview.server.metrics import Metrics
@@ -115,7 +116,9 @@ class _App:
         served = self.catalogs.get(prefix)
         if served is None:
             raise ApiError(
-                404, "NotFoundException", f"Not found: no catalog is served under the prefix {prefix!r}"
+                404,
+                "NotFoundException",
+                f"Not found: no catalog is served under the prefix {clipped(prefix)}",
             )
         return served
 
@@ -261,7 +264,7 @@ class _App:
         raise ApiError(
             404,
             "NotFoundException",
-            f"Not found: warehouse {warehouse!r} is not served here (served: {', '.join(self.catalogs)})",
+            f"Not found: warehouse {clipped(warehouse)} is not served here (served: {', '.join(self.catalogs)})",
         )
 
     async def tokens(self, request: Request) -> Response:
@@ -355,8 +358,11 @@ class _App:
         try:
             await self.run(self.default.catalog.namespace_exists, ("iceview-healthz",), mutation=False)
         except Exception as e:
-            err = from_exception(e)
-            return _json(503, {"status": "unavailable", "reason": err.message})
+            # the detail is for the operator's log, not for an unauthenticated prober: the body
+            # says only that the database does not answer (a URL's user and password are masked)
+            detail = _USERINFO.sub("://***@", from_exception(e).message)
+            log.warning("healthz: the catalog's database does not answer: %s", detail[:500])
+            return _json(503, {"status": "unavailable", "reason": "the catalog's database does not answer"})
         return _json(200, {"status": "ok"})
 
     async def metrics_endpoint(self, request: Request) -> Response:
@@ -371,6 +377,9 @@ class _App:
         return Response(data, media_type=content_type)
 
 
+_USERINFO = re.compile(r"://[^/@\s]*@")
+
+
 def _json(status: int, body: Any) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type="application/json")
 
@@ -379,11 +388,13 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     if status == 404:
         err = ApiError(
-            404, "NotFoundException", f"Not found: no endpoint {request.method} {request.url.path}"
+            404, "NotFoundException", f"Not found: no endpoint {request.method} {clipped(request.url.path)}"
         )
     elif status == 405:
         err = ApiError(
-            405, "MethodNotAllowedException", f"Method {request.method} is not allowed on {request.url.path}"
+            405,
+            "MethodNotAllowedException",
+            f"Method {request.method} is not allowed on {clipped(request.url.path)}",
         )
     else:
         err = ApiError(status, "BadRequestException", str(getattr(exc, "detail", "")) or "Bad request")
@@ -436,9 +447,13 @@ def create_app(
     middleware.append(
         Middleware(HeaderLimits, max_bytes=app.settings.max_header_bytes, max_count=app.settings.max_headers)
     )
-    return Starlette(
+    starlette = Starlette(
         routes=routes,
         middleware=middleware,
         exception_handlers={404: _not_found, 405: _not_found, 400: _not_found},
         lifespan=lifespan,
     )
+    # no 307 from `/path/` to `/path`: Starlette builds its Location from the client's Host header,
+    # before authentication (an open redirect); a path with a trailing slash is a 404 like any other
+    starlette.router.redirect_slashes = False
+    return starlette

@@ -69,6 +69,7 @@ from typing import Any
 import orjson
 
 from iceview.errors import InvalidArgumentError, NotAuthorizedError
+from iceview.server.errors import clipped
 
 __all__ = [
     "SIGNING_KEY_ENV",
@@ -424,7 +425,7 @@ class Authenticator:
             raise NotAuthorizedError("The bearer token has expired", 401)
         client = self._clients.get(sub)
         if client is None:
-            raise NotAuthorizedError(f"Client {sub!r} is no longer configured", 401)
+            raise NotAuthorizedError(f"Client {clipped(sub)} is no longer configured", 401)
         return Principal(sub, role == _READ_WRITE and client.can_write)
 
     def _fingerprint(self, token: str) -> bytes:
@@ -517,11 +518,11 @@ class Authenticator:
             client = self._clients.get(client_id)
             matches = (client.secret if client else self._decoy).matches(secret)
             if client is None or not matches:
-                log.info("Refused a token to client %r: unknown client or wrong secret", client_id)
+                log.info("Refused a token to client %s: unknown client or wrong secret", clipped(client_id))
                 return _oauth_error(
                     401,
                     "invalid_client",
-                    f"Client {client_id!r}: unknown client, or the secret does not match",
+                    f"Client {clipped(client_id)}: unknown client, or the secret does not match",
                 )
             return self._issue(client, now)
         if grant == _TOKEN_EXCHANGE:
@@ -538,5 +539,5 @@ class Authenticator:
         return _oauth_error(
             400,
             "unsupported_grant_type",
-            f"grant_type {grant!r} is not supported (use {_CLIENT_CREDENTIALS} or token exchange)",
+            f"grant_type {clipped(grant)} is not supported (use {_CLIENT_CREDENTIALS} or token exchange)",
         )

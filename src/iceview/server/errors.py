@@ -21,7 +21,10 @@ from starlette.responses import Response
 from iceview import errors as ice
 from iceview.spec.pydantic_errors import validation_problem
 
-__all__ = ["ApiError", "error_body", "error_response", "from_exception", "library_text"]
+__all__ = ["ApiError", "clipped", "error_body", "error_response", "from_exception", "library_text"]
+
+SHOWN_CHARS = 64
+"""The most characters of a client-supplied value an error message or log line repeats."""
 
 log = logging.getLogger("iceview.server")
 
@@ -147,6 +150,14 @@ def _name_too_long(error: BaseException) -> bool:
     if not isinstance(error, OSError):
         return False
     return error.errno == errno.ENAMETOOLONG or "File name too long" in str(error)
+
+
+def clipped(value: str, limit: int = SHOWN_CHARS) -> str:
+    """``value`` quoted (``repr``) for a message, cut to ``limit`` characters with an ellipsis:
+    a client's value is repeated, never a 100 KB one."""
+    if len(value) > limit:
+        return repr(value[:limit]) + "…"
+    return repr(value)
 
 
 def error_body(status: int, error_type: str, message: str) -> bytes:

@@ -57,6 +57,10 @@ class ServeOptions:
     """Whether ``/metrics`` needs a token; None: only when ``host`` is not loopback."""
     max_header_bytes: int = 64 * 1024
     max_headers: int = 100
+    header_timeout_s: float = 10.0
+    """Seconds a request head may take to arrive; then 408 and the connection is closed."""
+    max_connections_per_client: int = 64
+    """Connections one client address may hold open at once, per worker process (0: no limit)."""
     token_rate_per_s: float = 2.0
     auth_failure_delay_s: float = 0.1
     properties: dict[str, str] = field(default_factory=dict)
@@ -180,6 +184,8 @@ class _Config(uvicorn.Config):
 
     iceview_max_header_bytes: int = 64 * 1024
     iceview_max_headers: int = 100
+    iceview_header_timeout_s: float = 10.0
+    iceview_max_connections_per_client: int = 64
 
     def bind_socket(self) -> socket.socket:
         return _tcp_socket(super().bind_socket())
@@ -232,9 +238,17 @@ def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
             access_log=False,
             log_level="warning",
             timeout_graceful_shutdown=10,
+            # an idle keep-alive connection is closed after 5 s (uvicorn's default, made explicit).
+            # No limit_concurrency: over it, uvicorn answers 503 to every client's requests, which
+            # is the lock-out a flood of connections aims at; the per-address cap and the head
+            # timeout bound what one client holds instead
+            timeout_keep_alive=5,
+            limit_concurrency=None,
         )
         config.iceview_max_header_bytes = options.max_header_bytes
         config.iceview_max_headers = options.max_headers
+        config.iceview_header_timeout_s = options.header_timeout_s
+        config.iceview_max_connections_per_client = options.max_connections_per_client
         if options.workers > 1:
             from uvicorn.supervisors import Multiprocess
 

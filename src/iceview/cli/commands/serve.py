@@ -61,6 +61,22 @@ from iceview.cli.context import State, command, common_options, pass_state
     help="Most header fields in a request; more get 431.",
 )
 @click.option(
+    "--header-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(0.1),
+    help="Seconds a request head may take to arrive (from the connection, or the previous answer); "
+    "then 408 and the connection is closed.",
+)
+@click.option(
+    "--max-connections-per-client",
+    default=64,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Connections one client address may hold open at once, per worker (0: no limit); more are "
+    "closed at once with 503.",
+)
+@click.option(
     "--token-rate",
     default=2.0,
     show_default=True,
@@ -109,6 +125,8 @@ def serve(
     timeout: float,
     max_header_bytes: int,
     max_headers: int,
+    header_timeout: float,
+    max_connections_per_client: int,
     token_rate: float,
     auth_failure_delay: float,
     metrics_auth: bool | None,
@@ -141,6 +159,8 @@ def serve(
         metrics_auth=metrics_auth,
         max_header_bytes=max_header_bytes,
         max_headers=max_headers,
+        header_timeout_s=header_timeout,
+        max_connections_per_client=max_connections_per_client,
         token_rate_per_s=token_rate,
         auth_failure_delay_s=auth_failure_delay,
     )
