@@ -495,10 +495,10 @@ def lake_run(tmp_path: Path) -> Run:
             (f"{VIEW}: nothing was committed: cannot translate spark SQL to trino", "[ansi-cast]"),
         ),
         (
-            ("sql", "SELECT * FROM default.source_stats"),
+            ("sql", "--no-translate", "SELECT * FROM default.source_stats"),
             (
                 "View demo.default.source_stats has no SQL for dialect duckdb (its dialects: trino)",
-                "--translate",
+                "drop --no-translate",
             ),
         ),
     ],

@@ -146,7 +146,7 @@ class Conflict(CliError):
 
 class TranslationRefused(CliError):
     """iceview will not translate the SQL: unsafe constructs (each named), SQL it cannot parse, or
-    a view without SQL for the dialect an engine needs and no ``--translate``."""
+    a view without SQL for the dialect an engine needs under ``--no-translate``."""
 
     exit_code = int(ExitCode.REFUSED)
 
