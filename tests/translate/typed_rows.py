@@ -143,7 +143,19 @@ def map_entries(v: Any, map_columns: frozenset[int], k: int, from_spark: bool) -
 
 
 def key(row: tuple[Any, ...]) -> str:
-    return repr(row)
+    """A sort key under which rows :func:`same` calls equal sort alike (``-0.0`` and ``0.0``,
+    ``Decimal('1E-10')`` and ``Decimal('1.00E-10')`` have one key)."""
+    return repr(_canonical(row))
+
+
+def _canonical(v: Any) -> Any:
+    if isinstance(v, Decimal):
+        return ("decimal", str(v.normalize() if v != 0 else Decimal(0)))
+    if isinstance(v, float) and v == 0:
+        return 0.0
+    if isinstance(v, tuple):
+        return tuple(_canonical(x) for x in v)
+    return v
 
 
 def same(a: Any, b: Any) -> bool:
