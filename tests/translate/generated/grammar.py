@@ -452,7 +452,8 @@ class Gen:
 
     # --------------------------------------------------------------------------------- queries
 
-    def query(self) -> tuple[str, str]:
+    def query(self, only: tuple[str, ...] = ()) -> tuple[str, str]:
+        """A query and its shape (``only``: of these shapes)."""
         r = self.r
         shapes: list[tuple[str, Callable[[], str]]] = [
             ("project", self.q_project),
@@ -465,7 +466,7 @@ class Gen:
         ]
         if self.pivot:
             shapes.append(("pivot", self.q_pivot))
-        name, make = r.choice(shapes)
+        name, make = r.choice([s for s in shapes if not only or s[0] in only])
         return make(), name
 
     def where(self) -> str:

@@ -407,6 +407,7 @@ def run_leg(
     max_queries: int,
     shrink_seconds: float = 20.0,
     max_shrinks: int = 10,
+    shapes: tuple[str, ...] = (),
 ) -> tuple[Stats, list[Mismatch]]:
     """Generate and check queries in ``leg`` from ``seed`` until the time or the count is spent;
     mismatches are shrunk (the first ``max_shrinks``; later ones are recorded as found)."""
@@ -420,7 +421,7 @@ def run_leg(
     signatures: set[tuple[str, str, tuple[str, ...]]] = set()
     deadline = time.monotonic() + seconds
     while stats.generated < max_queries and time.monotonic() < deadline:
-        sql, shape = gen.query()
+        sql, shape = gen.query(shapes)
         stats.generated += 1
         v = check(engines, leg, sql)
         if v.status == "source-error":
