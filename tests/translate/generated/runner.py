@@ -190,6 +190,14 @@ def _spark_of(out: str) -> str:
     return spark_sql_of(out)
 
 
+def _error(e: Exception) -> str:
+    """An engine's error in a line: Spark's error class and message where py4j wraps them."""
+    text = str(e)
+    found = re.search(r"\[[A-Z_.]+\][^\n]*", text)
+    line = found.group(0) if found else (text.splitlines() or [type(e).__name__])[0]
+    return line[:300] or type(e).__name__
+
+
 def _ordered(sql: str, dialect: str) -> bool:
     tree = sqlglot.parse_one(sql, read=dialect)
     return isinstance(tree, exp.Select) and tree.args.get("order") is not None
@@ -237,7 +245,7 @@ def check(
             out,
             used,
             source_rows=rows,
-            detail=f"{target} raises: {str(e).splitlines()[0][:300]}",
+            detail=f"{target} raises: {_error(e)}",
         )
     a = [tuple(map_entries(v, maps, k, source == "spark") for k, v in enumerate(r)) for r in rows]
     b = [tuple(map_entries(v, maps, k, target == "spark") for k, v in enumerate(r)) for r in got]
