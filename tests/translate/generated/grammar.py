@@ -228,6 +228,7 @@ SCALARS: tuple[Template, ...] = (
     _t("ArrayContains", "arr_s string", "bool", "array_contains({0}, {1})", None),
     _t("ArrayContains", "arr_i int", "bool", "array_contains({0}, {1})", None),
     _t("Array", "same same", "array", "array({0}, {1})", "[{0}, {1}]"),
+    _t("Struct", "any any", "struct", "struct({0}, {1})", None),
 )
 """Scalar function calls (and operators with a rule of their own)."""
 
@@ -472,9 +473,19 @@ class Gen:
     def where(self) -> str:
         return f" WHERE {self.predicate(self.r.randint(0, 2))}" if self.r.random() < 0.4 else ""
 
+    def nested(self) -> str:
+        """An array, struct or map: a column, or one built by a template that returns one."""
+        built = [t for t in self.scalars if t.returns in ("array", "struct")]
+        if built and self.r.random() < 0.5:
+            return self.call(self.r.choice(built), self.r.randint(0, 2), "", "any")[0]
+        return self.column(self.r.choice(("arr_s", "arr_i", "struct", "map")))
+
     def q_project(self) -> str:
         r = self.r
-        cols = ", ".join(f"{self.expr('any', r.randint(1, 3))[0]} AS c{k}" for k in range(r.randint(1, 2)))
+        items = [self.expr("any", r.randint(1, 3))[0] for _ in range(r.randint(1, 2))]
+        if r.random() < 0.2:
+            items[-1] = self.nested()
+        cols = ", ".join(f"{x} AS c{k}" for k, x in enumerate(items))
         order = ""
         if r.random() < 0.25:
             direction = r.choice(("", " DESC", " ASC NULLS LAST", " DESC NULLS FIRST"))

@@ -44,7 +44,6 @@ NOT_GENERATED: dict[tuple[str, str], dict[str, str]] = {
         "StddevPop": "refused as a floating aggregate (Stddev and VariancePop are drawn for it)",
         "StddevSamp": "refused as a floating aggregate (as above)",
         "Variance": "refused as a floating aggregate (as above)",
-        "Struct": "struct() results: not drawn yet",
         "TimeStrToTime": "not reachable from Spark's spellings",
         "Cast": "drawn as CAST(... AS <type>) by the grammar, not as a template",
         "TryCast": "drawn as TRY_CAST by the grammar",
