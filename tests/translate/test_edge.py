@@ -16,13 +16,10 @@ queries here (``test_every_kept_construct_has_evidence``).
 
 from __future__ import annotations
 
-import datetime
-import math
 import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -36,6 +33,11 @@ from iceview.sql.translate.policy import Refuse
 from translate.edge_data import CATALOG, EDGE, NAME, NAMESPACE, duckdb_connection, spark_frame
 from translate.edge_queries import EVIDENCE, UNREACHABLE_FROM_SPARK
 from translate.edge_queries_duckdb import EVIDENCE_FROM_DUCKDB
+from translate.typed_rows import SparkNotAViewType as _NotAViewType
+from translate.typed_rows import key as _key
+from translate.typed_rows import norm as _norm
+from translate.typed_rows import same as _same
+from translate.typed_rows import spark_type_to_duckdb as _spark_type_to_duckdb
 
 UNREACHABLE: dict[tuple[str, str], dict[str, str]] = {("spark", "duckdb"): UNREACHABLE_FROM_SPARK}
 """Per direction, the allow-listed classes no source SQL parses into."""
@@ -131,70 +133,6 @@ def test_evidence_exercises_its_construct(direction: tuple[str, str], name: str)
 
 # --------------------------------------------------------------------------------------------------
 # comparison by type
-
-
-def _spark_type_to_duckdb(t: Any) -> str:
-    from pyspark.sql import types as T
-
-    simple = {
-        T.BooleanType: "BOOLEAN",
-        T.ByteType: "TINYINT",
-        T.ShortType: "SMALLINT",
-        T.IntegerType: "INTEGER",
-        T.LongType: "BIGINT",
-        T.FloatType: "FLOAT",
-        T.DoubleType: "DOUBLE",
-        T.StringType: "VARCHAR",
-        T.DateType: "DATE",
-        T.TimestampNTZType: "TIMESTAMP",
-        T.TimestampType: "TIMESTAMPTZ",
-        T.BinaryType: "BLOB",
-    }
-    if isinstance(t, T.DecimalType):
-        return f"DECIMAL({t.precision}, {t.scale})"
-    if isinstance(t, T.ArrayType):
-        return f"{_spark_type_to_duckdb(t.elementType)}[]"
-    if isinstance(t, T.StructType):
-        return (
-            "STRUCT(" + ", ".join(f'"{f.name}" {_spark_type_to_duckdb(f.dataType)}' for f in t.fields) + ")"
-        )
-    if isinstance(t, T.MapType):
-        return f"MAP({_spark_type_to_duckdb(t.keyType)}, {_spark_type_to_duckdb(t.valueType)})"
-    for cls, name in simple.items():
-        if type(t) is cls:
-            return name
-    raise _NotAViewType(f"no Iceberg type for Spark's {t}")
-
-
-class _NotAViewType(Exception):
-    """Spark's result has a type no Iceberg view can store (e.g. an interval): Spark cannot create
-    the view, so there is nothing to compare."""
-
-
-def _norm(v: Any) -> Any:
-    if isinstance(v, float) and math.isnan(v):
-        return "NaN"
-    if isinstance(v, datetime.datetime) and v.tzinfo is not None:
-        return v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    if isinstance(v, dict):
-        return tuple(_norm(x) for x in v.values())
-    if isinstance(v, (list, tuple)):  # arrays in order; a Spark Row is a tuple
-        return tuple(_norm(x) for x in v)
-    return v
-
-
-def _key(row: tuple[Any, ...]) -> str:
-    return repr(row)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, Decimal) and isinstance(b, Decimal):  # both at the scale of Spark's type
-        return a == b
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
 
 
 @dataclass

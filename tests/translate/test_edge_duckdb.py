@@ -41,55 +41,8 @@ from translate.edge_data import (
 )
 from translate.edge_queries_duckdb import EVIDENCE_FROM_DUCKDB
 from translate.test_edge import REPORT_LINES, Outcome, Probe, _key, _norm, _same, probes
-
-_T = exp.DataType.Type
-_SIMPLE = {
-    _T.BOOLEAN: "BOOLEAN",
-    _T.TINYINT: "INT",
-    _T.SMALLINT: "INT",
-    _T.INT: "INT",
-    _T.BIGINT: "BIGINT",
-    _T.INT128: "DECIMAL(38, 0)",
-    _T.FLOAT: "FLOAT",
-    _T.DOUBLE: "DOUBLE",
-    _T.VARCHAR: "STRING",
-    _T.TEXT: "STRING",
-    _T.DATE: "DATE",
-    _T.TIMESTAMP: "TIMESTAMP_NTZ",
-    _T.TIMESTAMPNTZ: "TIMESTAMP_NTZ",  # how sqlglot reads DuckDB's TIMESTAMP
-    _T.TIMESTAMPTZ: "TIMESTAMP",
-    _T.BLOB: "BINARY",
-    _T.VARBINARY: "BINARY",
-}
-
-
-class NotAViewType(Exception):
-    """DuckDB's result has a type no Iceberg view stores (an interval, an unsigned integer)."""
-
-
-def spark_type_of(duckdb_type: str) -> str:
-    """The Spark type of the view column that stores a DuckDB result column of ``duckdb_type``."""
-    return _spark_type(exp.DataType.build(duckdb_type, dialect="duckdb"))
-
-
-def _spark_type(t: exp.DataType) -> str:
-    if t.this in _SIMPLE:
-        return _SIMPLE[t.this]
-    if t.this == _T.DECIMAL:
-        p, s = (int(x.name) for x in t.expressions) if t.expressions else (18, 3)
-        return f"DECIMAL({p}, {s})"
-    if t.this == _T.ARRAY:
-        return f"ARRAY<{_spark_type(t.expressions[0])}>"
-    if t.this == _T.STRUCT:
-        fields = []
-        for f in t.expressions:
-            assert isinstance(f, exp.ColumnDef), f
-            kind = f.args["kind"]
-            assert isinstance(kind, exp.DataType)
-            fields.append(f"`{f.name}`: {_spark_type(kind)}")
-        return "STRUCT<" + ", ".join(fields) + ">"
-    raise NotAViewType(f"no Iceberg type for DuckDB's {t.sql('duckdb')}")
-
+from translate.typed_rows import DuckdbNotAViewType as NotAViewType
+from translate.typed_rows import spark_type_of
 
 # --------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,67 @@
+"""``scripts/translation_fuzz.sh --seed N --minutes M``: the generator run longer than CI runs it,
+on seeds CI never uses. Writes the minimised mismatches as JSON lines and prints, per leg, how many
+queries were generated, ran in the source engine, were translated, refused (by code) and
+mismatched."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from translate.generated.runner import LEGS, Engines, as_json, leg_name, run_leg
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="translation_fuzz")
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--minutes", type=float, default=5.0)
+    parser.add_argument("--out", type=Path, default=Path("translation-mismatches.jsonl"))
+    parser.add_argument("--max-queries", type=int, default=1_000_000, help="per leg")
+    parser.add_argument("--shrink-seconds", type=float, default=20.0)
+    parser.add_argument("--max-shrinks", type=int, default=25, help="per leg")
+    parser.add_argument("--leg", action="append", help="only these legs, e.g. 'spark->duckdb ansi=true'")
+    args = parser.parse_args(argv)
+
+    from fixtures.java_session import build_spark
+
+    legs = [leg for leg in LEGS if not args.leg or leg_name(leg) in args.leg]
+    started = time.monotonic()
+    spark = build_spark()
+    engines = Engines(spark)
+    print(f"Spark up in {time.monotonic() - started:.0f} s; {len(legs)} legs, seed {args.seed}", flush=True)
+    total = 0
+    try:
+        with args.out.open("w") as out:
+            for leg in legs:
+                leg_started = time.monotonic()
+                stats, found = run_leg(
+                    engines,
+                    leg,
+                    args.seed,
+                    seconds=args.minutes * 60 / len(legs),
+                    max_queries=args.max_queries,
+                    shrink_seconds=args.shrink_seconds,
+                    max_shrinks=args.max_shrinks,
+                )
+                for m in found:
+                    out.write(json.dumps(as_json(m), ensure_ascii=False) + "\n")
+                out.flush()
+                total += stats.mismatched
+                print(f"{stats.line(leg_name(leg))} ({time.monotonic() - leg_started:.0f} s)", flush=True)
+                for m in found:
+                    print(
+                        f"  MISMATCH [{m.kind}] {m.query}\n    -> {m.translation}\n    {m.detail[:300]}",
+                        flush=True,
+                    )
+    finally:
+        engines.close()
+        spark.stop()
+    print(f"{total} mismatched; minimised ones in {args.out}")
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
