@@ -11,12 +11,34 @@ import sys
 import time
 from pathlib import Path
 
-from translate.generated.runner import LEGS, Engines, as_json, leg_name, run_leg
+from translate.generated.runner import LEGS, Engines, as_json, check, leg_name, run_leg
+
+
+def replay(engines: Engines, found: Path) -> int:
+    """Run every minimised mismatch of ``found`` again; the number still wrong."""
+    cases = [json.loads(line) for line in found.read_text().splitlines() if line.strip()]
+    still = 0
+    for leg in LEGS:
+        mine = [c for c in cases if c["leg"] == leg_name(leg)]
+        if mine:
+            engines.mode(leg[2])
+        for case in mine:
+            verdict = check(engines, leg, case["query"])
+            if verdict.status == "mismatch":
+                still += 1
+                print(
+                    f"  STILL WRONG [{case['leg']}] {case['query']}\n    -> {verdict.translation}", flush=True
+                )
+    print(f"{still} of {len(cases)} in {found} still wrong")
+    return still
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="translation_fuzz")
-    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--replay", type=Path, help="only run the mismatches of this file again (found.jsonl)"
+    )
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--out", type=Path, default=Path("translation-mismatches.jsonl"))
     parser.add_argument("--max-queries", type=int, default=1_000_000, help="per leg")
@@ -24,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-shrinks", type=int, default=25, help="per leg")
     parser.add_argument("--leg", action="append", help="only these legs, e.g. 'spark->duckdb ansi=true'")
     args = parser.parse_args(argv)
+    if args.seed is None and args.replay is None:
+        parser.error("give --seed N (or --replay FILE)")
 
     from fixtures.java_session import build_spark
 
@@ -33,6 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     engines = Engines(spark)
     print(f"Spark up in {time.monotonic() - started:.0f} s; {len(legs)} legs, seed {args.seed}", flush=True)
     total = 0
+    if args.replay is not None:
+        try:
+            return 1 if replay(engines, args.replay) else 0
+        finally:
+            engines.close()
+            spark.stop()
     try:
         with args.out.open("w") as out:
             for leg in legs:
