@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
 
 import sqlglot
 from sqlglot import exp
@@ -14,6 +15,9 @@ from sqlglot.errors import SqlglotError
 
 from iceview.sql.translate.model import TranslationIssue
 from iceview.sql.translate.policy import Check, Context, Rewrite
+
+if TYPE_CHECKING:
+    from sqlglot.tokenizer_core import Token
 
 # trunc / date_trunc units as Spark spells them -> the unit every target understands
 TRUNC_UNITS = {
@@ -442,23 +446,24 @@ SPARK_DECIMAL = Rewrite("DECIMAL(10, 0)", _spark_decimal)
 # the source text
 
 
-def spark_trunc_units(sql: str) -> list[TranslationIssue]:
-    """``trunc``/``date_trunc`` units as written: sqlglot normalises some spellings on parsing (``'Q'``
-    becomes ``QUARTER``) that Spark does not know (it returns NULL for them)."""
-    from sqlglot.tokenizer_core import Token, TokenType
+def _spark_calls(sql: str, names: tuple[str, ...]) -> list[tuple[str, list[list[tuple[Token, int]]]]]:
+    """The calls of the functions ``names`` as written in Spark SQL: each with its top-level
+    arguments, every token with the parenthesis depth it stands at (1: the argument itself).
+    SQL that does not tokenize has none."""
+    from sqlglot.tokenizer_core import TokenType
 
     try:
         tokens = sqlglot.Dialect.get_or_raise("spark").tokenize(sql)
     except SqlglotError:
         return []
-    issues: list[TranslationIssue] = []
+    calls: list[tuple[str, list[list[tuple[Token, int]]]]] = []
     for i, tok in enumerate(tokens[:-1]):
         name = tok.text.lower()
-        if name not in ("trunc", "date_trunc") or tokens[i + 1].token_type != TokenType.L_PAREN:
+        if name not in names or tokens[i + 1].token_type != TokenType.L_PAREN:
             continue
         depth = 0
-        args: list[list[Token]] = []
-        current: list[Token] = []
+        args: list[list[tuple[Token, int]]] = []
+        current: list[tuple[Token, int]] = []
         for t in tokens[i + 1 :]:
             if t.token_type == TokenType.L_PAREN:
                 depth += 1
@@ -472,12 +477,23 @@ def spark_trunc_units(sql: str) -> list[TranslationIssue]:
                 args.append(current)
                 current = []
             else:
-                current.append(t)
+                current.append((t, depth))
         args.append(current)
+        calls.append((name, args))
+    return calls
+
+
+def spark_trunc_units(sql: str) -> list[TranslationIssue]:
+    """``trunc``/``date_trunc`` units as written: sqlglot normalises some spellings on parsing (``'Q'``
+    becomes ``QUARTER``) that Spark does not know (it returns NULL for them)."""
+    from sqlglot.tokenizer_core import TokenType
+
+    issues: list[TranslationIssue] = []
+    for name, args in _spark_calls(sql, ("trunc", "date_trunc")):
         unit_arg = args[-1] if name == "trunc" else args[0]
         units = DATE_TRUNC_UNITS if name == "trunc" else TRUNC_UNITS
-        if len(unit_arg) == 1 and unit_arg[0].token_type == TokenType.STRING:
-            unit = unit_arg[0].text
+        if len(unit_arg) == 1 and unit_arg[0][0].token_type == TokenType.STRING:
+            unit = unit_arg[0][0].text
             if unit.upper() not in units:
                 issues.append(
                     TranslationIssue(
@@ -497,23 +513,10 @@ def spark_year_patterns(sql: str) -> list[TranslationIssue]:
     ``yyyy`` pads a year below 1000 to four digits as ``%Y`` does (Spark's ``y`` is ``999``)."""
     from sqlglot.tokenizer_core import TokenType
 
-    try:
-        tokens = sqlglot.Dialect.get_or_raise("spark").tokenize(sql)
-    except SqlglotError:
-        return []
     issues: list[TranslationIssue] = []
-    for i, tok in enumerate(tokens[:-1]):
-        if tok.text.lower() != "date_format" or tokens[i + 1].token_type != TokenType.L_PAREN:
-            continue
-        depth = 0
-        for t in tokens[i + 1 :]:
-            if t.token_type == TokenType.L_PAREN:
-                depth += 1
-            elif t.token_type == TokenType.R_PAREN:
-                depth -= 1
-                if depth == 0:
-                    break
-            elif depth == 1 and t.token_type == TokenType.STRING:
+    for _, args in _spark_calls(sql, ("date_format",)):
+        for t, depth in (token for arg in args for token in arg):
+            if depth == 1 and t.token_type == TokenType.STRING:
                 runs = _YEAR_RUN.findall(t.text.replace("'", ""))
                 if any(len(r) != 4 for r in runs):
                     issues.append(
