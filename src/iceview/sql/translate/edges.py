@@ -127,7 +127,7 @@ SUM_OVERFLOW = Check("sum that may overflow", (_sum_overflow,), ("integer-overfl
 
 
 def _round_integer(node: exp.Expr, ctx: Context) -> None:
-    if ctx.spark_ansi:
+    if ctx.spark_ansi and ctx.source == "spark":  # ANSI Spark raises where the target does
         return
     digits = node.args.get("decimals")
     if (
@@ -138,7 +138,7 @@ def _round_integer(node: exp.Expr, ctx: Context) -> None:
         ctx.add(
             "integer-overflow",
             node,
-            "round of an integer to a negative scale overflows at the type's limits: legacy Spark wraps, DuckDB raises",
+            "round of an integer to a negative scale overflows at the type's limits: legacy Spark wraps, ANSI Spark and DuckDB raise or widen differently",
         )
 
 
@@ -559,11 +559,47 @@ def _pivot_empty_cells(node: exp.Expr, ctx: Context) -> None:
             return
 
 
-PIVOT_EMPTY_CELLS = Check("PIVOT of sum/min/max/avg", (_pivot_empty_cells,), ("pivot-empty-cell",))
+def _pivot_names(node: exp.Expr, ctx: Context) -> None:
+    """A pivot value named like a grouping column: Spark keeps both columns, DuckDB one."""
+    source = node.parent.this if isinstance(node.parent, exp.Subquery) else None
+    if node.args.get("unpivot") or not isinstance(source, exp.Query):
+        return
+    used = {c.name.lower() for f in node.args.get("fields") or [] for c in f.find_all(exp.Column)}
+    used |= {c.name.lower() for a in node.expressions for c in a.find_all(exp.Column)}
+    grouping = {s.alias_or_name.lower() for s in source.selects} - used
+    values = [
+        v.alias if isinstance(v, exp.PivotAlias) else v.name
+        for f in node.args.get("fields") or []
+        if isinstance(f, exp.In)
+        for v in f.expressions
+    ]
+    if any(v.lower() in grouping for v in values):
+        ctx.add(
+            "pivot-name",
+            node,
+            "a pivot value is named like a grouping column: Spark keeps both columns, DuckDB only one (alias the value)",
+        )
+
+
+PIVOT_EMPTY_CELLS = Check(
+    "PIVOT of sum/min/max/avg, values not named like grouping columns",
+    (_pivot_empty_cells, _pivot_names),
+    ("pivot-empty-cell", "pivot-name"),
+)
 
 
 def _avg_in_doubles(node: exp.Expr, ctx: Context) -> None:
-    if _kind(node.this) == _T.BIGINT:
+    if _kind(node.this) != _T.BIGINT:
+        return
+    if isinstance(node.parent, exp.Window):
+        # a window frame sums its rows in another order in each engine: the doubles' rounding differs
+        ctx.add(
+            "window-aggregate",
+            node,
+            "avg of a BIGINT over a window frame is summed in doubles in another order by each engine (CAST it to DECIMAL(38, 0))",
+        )
+        return
+    if ctx.source == "spark":
         ctx.rewrites.append((AVG_OF_DOUBLES, node))
 
 
@@ -572,7 +608,7 @@ def _cast_avg_operand(node: exp.Expr) -> None:
 
 
 AVG_OF_DOUBLES = Rewrite("avg(CAST(x AS DOUBLE))", _cast_avg_operand)
-AVG_OF_BIGINT = Check("avg of a BIGINT summed in doubles", (_avg_in_doubles,), ())
+AVG_OF_BIGINT = Check("avg of a BIGINT summed in doubles", (_avg_in_doubles,), ("window-aggregate",))
 
 
 def _window_default(node: exp.Expr, ctx: Context) -> None:

@@ -28,6 +28,7 @@ from iceview.sql.translate.model import (
 )
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
+from iceview.sql.translate.signatures import GATE_CODES, gate
 from iceview.sql.translate.trino_view import align_to_view, trino_output_issues
 from iceview.sql.types import spark_type_name
 
@@ -193,6 +194,7 @@ def _translate(
     ctx = Context(
         src, dst, typed=typed is not None, qualified=qualify_with is not None, spark_ansi=spark_ansi
     )
+    gate(work, ctx)  # type signatures, read before any rewrite
     issues = RULES.apply(work, ctx)  # checks every node, then rewrites
     for check in SOURCE_TEXT_CHECKS.get(src, ()):
         issues.extend(check(text))
@@ -227,8 +229,9 @@ def _translate(
     return Translation(out, src, dst, tuple(issues))
 
 
-PIPELINE_CODES = frozenset(
-    {"unsupported", "does-not-bind", "does-not-parse", "view-contract", "trino-catalog-unknown"}
+PIPELINE_CODES = (
+    frozenset({"unsupported", "does-not-bind", "does-not-parse", "view-contract", "trino-catalog-unknown"})
+    | GATE_CODES
 )
 """The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
 
