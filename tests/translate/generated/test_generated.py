@@ -7,14 +7,16 @@ generator's table (``data.py``). In CI: the templates parse, every construct the
 generated, runs are reproducible, and a planted wrong translation is caught and shrunk.
 ``scripts/translation_fuzz.sh --seed N`` runs the generator and fails on any mismatch, each shrunk
 and listed; ``--replay tests/translate/generated/found.jsonl`` re-runs the minimised mismatches
-found so far. Today they still find wrong translations (issue 27), so the 0-mismatch gate on fixed
-seeds joins CI when those are fixed.
+found so far. CI runs the 0-mismatch gate: seeds 1-4, ``CI_QUERIES`` queries each per leg, and
+every entry of ``found.jsonl`` (each gives the same rows or is refused).
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -140,6 +142,37 @@ def test_the_generator_catches_and_shrinks_a_wrong_translation(
     assert len(first.query) < 60, _listing(planted)
 
 
-# The gate (seeds 1-4 give the same rows or a named refusal; every entry of found.jsonl now agrees or
-# is refused) runs as scripts/translation_fuzz.sh --ci and --replay until the mismatches it finds
-# today are fixed (issue 27); then it comes back here, in CI.
+CI_SEEDS = (1, 2, 3, 4)
+CI_QUERIES = 40
+"""Per seed and leg: a query count, not a time, so that every CI run checks the same queries."""
+FOUND = Path(__file__).with_name("found.jsonl")
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("leg", LEGS, ids=leg_name)
+def test_generated_queries_give_the_same_rows_or_a_named_refusal(
+    engines: Engines, leg: tuple[str, str, str]
+) -> None:
+    found: list[Mismatch] = []
+    for seed in CI_SEEDS:
+        stats, mismatches = run_leg(
+            engines, leg, seed, seconds=600, max_queries=CI_QUERIES, shrink_seconds=10, max_shrinks=2
+        )
+        print(stats.line(f"{leg_name(leg)} seed {seed}"))
+        assert stats.generated == CI_QUERIES
+        found += mismatches
+    assert not found, "generated queries give other rows:\n" + _listing(found)
+
+
+@pytest.mark.java
+def test_every_mismatch_found_so_far_gives_the_same_rows_or_is_refused(engines: Engines) -> None:
+    cases = [json.loads(line) for line in FOUND.read_text().splitlines() if line.strip()]
+    assert len(cases) >= 88
+    wrong = []
+    for leg in LEGS:
+        mine = [c for c in cases if c["leg"] == leg_name(leg)]
+        engines.mode(leg[2])
+        wrong += [
+            (c["leg"], c["query"]) for c in mine if check(engines, leg, c["query"]).status == "mismatch"
+        ]
+    assert not wrong, wrong

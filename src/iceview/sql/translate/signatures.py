@@ -23,77 +23,27 @@ directions; ``docs/translation.md`` lists them (:func:`proven_signatures`).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from itertools import combinations
 
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
-from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from iceview.sql.translate.checks import decimal_params, type_of
-from iceview.sql.translate.edges import spark_avg_type, spark_bounded, spark_divide_type
+from iceview.sql.translate.model import short
 from iceview.sql.translate.policy import Context
+from iceview.sql.translate.spark_typing import (
+    MAX_PRECISION,
+    Ty,
+    Typer,
+    double_and_short_literal,
+    int_as_decimal,
+    widest,
+)
 
 _T = exp.DataType.Type
 
 GATED = frozenset({("spark", "duckdb"), ("duckdb", "spark")})
 """The directions whose signatures are proven by execution (Trino's join in issue 28)."""
-
-MAX_PRECISION = 38
-_INT_DIGITS = {_T.TINYINT: 3, _T.SMALLINT: 5, _T.INT: 10, _T.BIGINT: 20}
-_CLASS_OF: dict[exp.DType, str] = {
-    _T.BOOLEAN: "bool",
-    _T.TINYINT: "int",
-    _T.SMALLINT: "int",
-    _T.INT: "int",
-    _T.BIGINT: "int",
-    _T.FLOAT: "float",
-    _T.DOUBLE: "double",
-    _T.DECIMAL: "decimal",
-    _T.TEXT: "text",
-    _T.VARCHAR: "text",
-    _T.CHAR: "text",
-    _T.DATE: "date",
-    _T.TIMESTAMPNTZ: "timestamp_ntz",
-    _T.DATETIME: "timestamp_ntz",
-    _T.TIMESTAMPTZ: "timestamp",
-    _T.TIMESTAMPLTZ: "timestamp",
-    _T.BINARY: "binary",
-    _T.VARBINARY: "binary",
-    _T.INTERVAL: "interval",
-    _T.ARRAY: "array",
-    _T.STRUCT: "struct",
-    _T.MAP: "map",
-}
-
-
-@dataclass(frozen=True)
-class Ty:
-    """A value's type as the gate sees it. ``cls``: the class (``unknown`` when not inferred);
-    ``p``/``s``: a decimal's precision and scale, or an integer's digits as Spark widens it to a
-    decimal (``p``); ``exact``: whether ``p``/``s`` are Spark's own (False when only the class is
-    known); ``text``: the full type, for nested values."""
-
-    cls: str
-    p: int = 0
-    s: int = 0
-    exact: bool = True
-    text: str = ""
-
-    def __str__(self) -> str:
-        if self.cls == "decimal":
-            return f"decimal({self.p},{self.s})" if self.exact else "decimal(?)"
-        return self.text if self.cls in ("array", "struct", "map") and self.text else self.cls
-
-
-UNKNOWN = Ty("unknown", exact=False)
-NULL = Ty("null")
-BOOL = Ty("bool")
-TEXT = Ty("text")
-DOUBLE = Ty("double")
-BIGINT = Ty("int", 20)
 
 # --------------------------------------------------------------------------------------------------
 # the proven signatures
@@ -178,292 +128,22 @@ def proven_signatures() -> dict[str, list[str]]:
 
 
 # --------------------------------------------------------------------------------------------------
-# typing, by Spark's rules
-
-LITERAL = "literal"
-_EXACT_IN_DOUBLE = 15
-"""A decimal literal of up to 15 digits becomes the same double in both engines (its digits and
-its power of ten are exact doubles, and one IEEE division rounds them once)."""
-
-_INT_TEXT = re.compile(r"[0-9]+\Z")
-_DECIMAL_TEXT = re.compile(r"([0-9]*)\.([0-9]*)\Z")
-
-
-def _of_datatype(t: exp.DataType | None, exact: bool = True) -> Ty:
-    if t is None:
-        return UNKNOWN
-    kind = t.this
-    if kind == _T.NULL:
-        return NULL
-    cls = _CLASS_OF.get(kind)
-    if cls is None:
-        return UNKNOWN
-    if cls == "int":
-        return Ty("int", _INT_DIGITS[kind])
-    if cls == "decimal":
-        params = decimal_params(t)
-        if params is None:
-            return Ty("decimal", exact=False)
-        return Ty("decimal", params[0], params[1], exact=exact)
-    if cls in ("array", "struct", "map"):
-        return Ty(cls, text=t.sql(dialect="spark"), exact=exact)
-    return Ty(cls)
-
-
-def _literal(node: exp.Literal, source: str) -> Ty:
-    if node.is_string:
-        return TEXT
-    text = node.name
-    if _INT_TEXT.match(text):
-        value = int(text)
-        if value < 2**31:
-            return Ty("int", 10)
-        if value < 2**63:
-            return BIGINT
-        if source == "duckdb" or len(text.lstrip("0")) > MAX_PRECISION:
-            return Ty("hugeint")  # DuckDB's HUGEINT, Spark's DECIMAL(38, 0): not proven
-        return Ty("decimal", len(text.lstrip("0")), 0)
-    m = _DECIMAL_TEXT.match(text)
-    if m:
-        whole, frac = m.group(1).lstrip("0"), m.group(2)
-        digits = len((whole + frac).lstrip("0")) or 1
-        p, s = max(digits, len(frac)), len(frac)
-        if p > MAX_PRECISION:
-            return DOUBLE if source == "duckdb" else UNKNOWN
-        return Ty("decimal", max(p, 1), s, text=LITERAL if p <= _EXACT_IN_DOUBLE else "")
-    return DOUBLE  # 1e300
-
-
-def _double_and_short_literal(a: Ty, b: Ty) -> bool:
-    """A double with a decimal literal of at most 15 digits (Spark and DuckDB compute in doubles)."""
-    if {a.cls, b.cls} != {"double", "decimal"}:
-        return False
-    double, decimal = (a, b) if a.cls == "double" else (b, a)
-    return double.exact and decimal.text == LITERAL
-
-
-def _int_as_decimal(t: Ty) -> Ty:
-    return Ty("decimal", t.p, 0) if t.cls == "int" else t
-
-
-def _widest(a: Ty, b: Ty) -> Ty | None:
-    """Spark's wider type of two unifiable types (None when it loses digits or is not proven)."""
-    if a.cls == "null":
-        return b
-    if b.cls == "null":
-        return a
-    if a.cls == b.cls and a.cls not in ("decimal", "int"):
-        return a if a.text == b.text else None
-    if a.cls == b.cls == "int":
-        return a if a.p >= b.p else b
-    if "double" in (a.cls, b.cls) and {a.cls, b.cls} <= {"double", "int", "float"}:
-        return DOUBLE
-    if _double_and_short_literal(a, b):
-        return DOUBLE
-    if "float" in (a.cls, b.cls) and {a.cls, b.cls} <= {"float", "int"}:
-        return Ty("float")
-    if {a.cls, b.cls} == {"date", "timestamp_ntz"}:
-        return Ty("timestamp_ntz")
-    if {a.cls, b.cls} <= {"int", "decimal"}:
-        x, y = _int_as_decimal(a), _int_as_decimal(b)
-        if not (x.exact and y.exact):
-            return None
-        s = max(x.s, y.s)
-        p = max(x.p - x.s, y.p - y.s) + s
-        return Ty("decimal", p, s) if p <= MAX_PRECISION else None
-    return None
-
-
-def _arith(op: exp.Expr, a: Ty, b: Ty) -> Ty:
-    """The result of ``a op b`` by Spark's rules (``exact=False`` when Spark would bound it)."""
-    if "null" in (a.cls, b.cls):
-        other = b if a.cls == "null" else a
-        return other if other.cls != "null" else NULL
-    if isinstance(op, exp.Div):
-        if {a.cls, b.cls} <= {"int", "decimal"} and "decimal" in (a.cls, b.cls):
-            x, y = _int_as_decimal(a), _int_as_decimal(b)
-            if x.exact and y.exact:
-                p, s = spark_divide_type((x.p, x.s), (y.p, y.s))
-                return Ty("decimal", p, s)
-            return Ty("decimal", exact=False)
-        return DOUBLE if {a.cls, b.cls} <= {"int", "float", "double"} else UNKNOWN
-    if isinstance(op, exp.IntDiv):
-        return BIGINT
-    if a.cls == b.cls == "int":
-        return a if a.p >= b.p else b
-    if {a.cls, b.cls} <= {"int", "decimal"}:
-        x, y = _int_as_decimal(a), _int_as_decimal(b)
-        if not (x.exact and y.exact):
-            return Ty("decimal", exact=False)
-        if isinstance(op, (exp.Add, exp.Sub)):
-            s = max(x.s, y.s)
-            p = max(x.p - x.s, y.p - y.s) + s + 1
-        elif isinstance(op, exp.Mul):
-            p, s = x.p + y.p + 1, x.s + y.s
-        else:  # %
-            s = max(x.s, y.s)
-            p = min(x.p - x.s, y.p - y.s) + s
-        return Ty("decimal", p, s) if p <= MAX_PRECISION else Ty("decimal", p, s, exact=False)
-    widest = _widest(a, b)
-    if widest is not None and widest.cls in ("double", "float"):  # with a short literal too
-        return widest
-    if a.cls == "date" and b.cls in ("int", "interval"):
-        return Ty("date")
-    if a.cls in ("timestamp", "timestamp_ntz") and b.cls == "interval":
-        return a
-    return UNKNOWN
-
-
-def _column_definitions(tree: exp.Expr) -> dict[int, exp.Expr | None]:
-    """For each column read from a subquery or CTE, the expression that defines it (None when it
-    cannot be found); columns of tables are not in it (their types are the schema's)."""
-    found: dict[int, exp.Expr | None] = {}
-    try:
-        scopes = list(traverse_scope(tree))
-    except (SqlglotError, RecursionError, KeyError, ValueError):
-        return found
-    for scope in scopes:
-        for column in scope.columns:
-            source = scope.sources.get(column.table)
-            if source is None or isinstance(source, exp.Table):
-                continue
-            query = source.expression if isinstance(source, Scope) else None
-            match = None
-            if isinstance(query, exp.Query):
-                name = column.name.lower()
-                match = next((s for s in query.selects if s.alias_or_name.lower() == name), None)
-            found[id(column)] = match
-    return found
-
-
-class Typer:
-    """Spark's type of every sub-expression of one tree (memoised by node)."""
-
-    def __init__(self, source: str, tree: exp.Expr | None = None) -> None:
-        self.source = source
-        self._memo: dict[int, Ty] = {}
-        self._defined = _column_definitions(tree) if tree is not None else {}
-
-    def __call__(self, node: exp.Expr) -> Ty:
-        key = id(node)
-        found = self._memo.get(key)
-        if found is None:
-            found = self._memo[key] = self._infer(node)
-        return found
-
-    def _infer(self, node: exp.Expr) -> Ty:
-        if isinstance(node, (exp.Paren, exp.Alias)):
-            return self(node.this)
-        if isinstance(node, exp.Column):
-            defined = self._defined.get(id(node))
-            if defined is not None:
-                return self(defined)
-            if id(node) in self._defined:  # from a relation the gate cannot see into
-                ty = _of_datatype(node.type, exact=False)
-                return (
-                    Ty(ty.cls, exact=False, text=ty.text)
-                    if ty.cls in ("decimal", "array", "struct", "map")
-                    else ty
-                )
-        if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Query):
-            selects = node.this.selects
-            return self(selects[0]) if len(selects) == 1 else UNKNOWN
-        if isinstance(node, exp.Null):
-            return NULL
-        if isinstance(node, exp.Boolean):
-            return BOOL
-        if isinstance(node, exp.Literal):
-            return _literal(node, self.source)
-        if isinstance(node, (exp.Cast, exp.TryCast)):
-            return _of_datatype(node.to)
-        if isinstance(node, exp.Neg):
-            inner = self(node.this)
-            return inner if inner.cls in ("int", "decimal", "double", "float", "interval") else UNKNOWN
-        if isinstance(node, (exp.Predicate, exp.Not, exp.And, exp.Or, exp.Exists)):
-            return BOOL
-        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)):
-            return _arith(node, self(node.this), self(node.expression))
-        if isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least)):
-            return self._unified([node.this, *node.expressions])
-        if isinstance(node, exp.Nullif):
-            return self(node.this)
-        if isinstance(node, exp.If):
-            return self._unified([node.args.get("true"), node.args.get("false")])
-        if isinstance(node, exp.Case):
-            return self._unified(
-                [*(i.args.get("true") for i in node.args.get("ifs") or []), node.args.get("default")]
-            )
-        if isinstance(node, (exp.Count, exp.CountIf)):
-            return BIGINT
-        if isinstance(node, (exp.Min, exp.Max, exp.Abs)):
-            return self(node.this)
-        if isinstance(node, exp.Sum):
-            inner = self(node.this)
-            if inner.cls == "decimal":
-                p, s = spark_bounded(inner.p + 10, inner.s)
-                return Ty("decimal", p, s, exact=inner.exact)
-            return BIGINT if inner.cls == "int" else inner
-        if isinstance(node, exp.Avg):
-            inner = self(node.this)
-            if inner.cls == "decimal":
-                if not inner.exact or inner.p + 4 > MAX_PRECISION:
-                    return Ty("decimal", exact=False)
-                p, s = spark_avg_type((inner.p, inner.s))
-                return Ty("decimal", p, s)
-            return DOUBLE if inner.cls in ("int", "float", "double") else UNKNOWN
-        if isinstance(node, (exp.Ceil, exp.Floor)):
-            inner = self(node.this)
-            if inner.cls == "decimal" and inner.exact and node.args.get("decimals") is None:
-                return Ty("decimal", min(inner.p - inner.s + 1, MAX_PRECISION), 0)
-            return BIGINT if inner.cls in ("int", "float", "double") else Ty(inner.cls, exact=False)
-        if isinstance(node, exp.TimestampTrunc) and self.source == "spark":
-            return Ty("timestamp")  # Spark's date_trunc returns a TIMESTAMP whatever it is given
-        if isinstance(node, exp.Window):
-            return self(node.this)
-        t = node.type if hasattr(node, "type") else None
-        if isinstance(node, exp.Column):
-            return _of_datatype(t)
-        if isinstance(node, exp.Round):
-            inner = self(node.this)
-            return Ty(inner.cls, exact=False) if inner.cls in ("decimal", "double", "float", "int") else UNKNOWN
-        # a function the gate has no rule for: sqlglot's class, but not its digits (nor trusted as a
-        # double beside a decimal literal)
-        ty = _of_datatype(t, exact=False)
-        if ty.cls == "double":
-            return Ty("double", exact=False)
-        return (
-            Ty(ty.cls, exact=False, text=ty.text) if ty.cls in ("decimal", "array", "struct", "map") else ty
-        )
-
-    def _unified(self, nodes: list[exp.Expr | None]) -> Ty:
-        result = NULL
-        for n in nodes:
-            if n is None:
-                continue
-            widest = _widest(result, self(n))
-            if widest is None:
-                return UNKNOWN
-            result = widest
-        return result
-
-
-# --------------------------------------------------------------------------------------------------
 # the sites
 
 
 def _unify_issue(a: Ty, b: Ty) -> str | None:
     """Why ``a`` and ``b`` are not a proven pair to unify, or None."""
-    if _double_and_short_literal(a, b):
+    if double_and_short_literal(a, b):
         return None
     if frozenset((a.cls, b.cls)) not in UNIFY:
         return f"{a} with {b} is not a proven pair: the engines convert them differently or not at all"
     if a.cls == b.cls and a.cls in ("array", "struct", "map") and a.text != b.text:
         return f"{a} with {b}: nested values of different types"
     if {a.cls, b.cls} <= {"int", "decimal"} and "decimal" in (a.cls, b.cls):
-        x, y = _int_as_decimal(a), _int_as_decimal(b)
+        x, y = int_as_decimal(a), int_as_decimal(b)
         if not (x.exact and y.exact):
             return f"{a} with {b}: the decimal's precision and scale are not known exactly (write a CAST)"
-        if _widest(x, y) is None:
+        if widest(x, y) is None:
             return f"{a} with {b}: Spark's common type needs more than 38 digits, so it lowers the scale"
     return None
 
@@ -612,6 +292,16 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 operand,
                 f"a {t} where a BOOLEAN is needed: DuckDB converts it, Spark refuses it (compare it explicitly)",
             )
+    if isinstance(node, (exp.Ceil, exp.Floor)) and typer(node.this).cls == "int":
+        ctx.add(
+            "type-signature",
+            node,
+            "ceil/floor of an integer is a BIGINT in Spark and a DOUBLE in DuckDB (the integer needs neither)",
+        )
+    if isinstance(node, exp.Avg):
+        _known_decimal(node, node.this, typer, ctx)
+    if isinstance(node, _COMPARISONS) and ctx.source == "spark":
+        _folded_comparison(node, typer, ctx)
     if isinstance(node, exp.Pow):
         base, exponent = typer(node.this), typer(node.expression)
         if frozenset((base.cls, exponent.cls)) not in POW_OPERANDS:
@@ -622,9 +312,52 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             )
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_INT_RANGE = {3: 2**7, 5: 2**15, 10: 2**31}
+
+
+def _folded_comparison(node: exp.Expr, typer: Typer, ctx: Context) -> None:
+    """Integer arithmetic compared with a literal beyond its type's range: Spark's optimizer folds
+    the comparison to a constant and never computes the arithmetic, which may overflow in DuckDB."""
+    for side, other in ((node.this, node.expression), (node.expression, node.this)):
+        while isinstance(other, exp.Paren):
+            other = other.this
+        literal = other.this if isinstance(other, exp.Neg) else other
+        t = typer(side)
+        if not (isinstance(literal, exp.Literal) and not literal.is_string and t.cls == "int"):
+            continue
+        bound = _INT_RANGE.get(t.p)
+        arithmetic = side.find(exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Abs) is not None
+        if bound is not None and arithmetic and typer(other).cls == "int" and typer(other).p > t.p:
+            ctx.add(
+                "integer-overflow",
+                node,
+                "Spark folds a comparison with a literal beyond the operand's type to a constant and skips arithmetic that overflows in DuckDB",
+            )
+            return
+
+
+def _known_decimal(node: exp.Expr, operand: exp.Expr, typer: Typer, ctx: Context) -> bool:
+    """Whether a decimal operand's Spark type is the one the rules of :mod:`.edges` size their
+    CAST from (sqlglot's annotation); if not, refuse ``node``."""
+    ty = typer(operand)
+    if ty.cls != "decimal":
+        return True
+    known = type_of(operand)
+    params = decimal_params(known) if known is not None and known.this == _T.DECIMAL else None
+    if ty.exact and params == (ty.p, ty.s):
+        return True
+    ctx.add(
+        "decimal-precision",
+        node,
+        f"the Spark type of {short(operand, ctx.source, 60)} ({ty}) is not known exactly to the decimal rules (write a CAST)",
+    )
+    return False
+
+
 def _arithmetic(node: exp.Expr, typer: Typer, ctx: Context) -> None:
     a, b = typer(node.this), typer(node.expression)
-    if frozenset((a.cls, b.cls)) not in ARITHMETIC and not _double_and_short_literal(a, b):
+    if frozenset((a.cls, b.cls)) not in ARITHMETIC and not double_and_short_literal(a, b):
         ctx.add(
             "type-signature",
             node,
@@ -635,16 +368,15 @@ def _arithmetic(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         result = typer(node)
         if isinstance(node, exp.Div):
             # the division rules (edges.py) size their CAST from the operands' annotated types
-            for operand, ty in ((node.this, a), (node.expression, b)):
-                known = type_of(operand)
-                params = decimal_params(known) if known is not None and known.this == _T.DECIMAL else None
-                if ty.cls == "decimal" and (not ty.exact or params != (ty.p, ty.s)):
-                    ctx.add(
-                        "decimal-precision",
-                        node,
-                        f"division of {a} by {b}: Spark's decimal type of an operand is not known exactly (write a CAST)",
-                    )
-                    return
+            if _known_decimal(node, node.this, typer, ctx):
+                _known_decimal(node, node.expression, typer, ctx)
+            return
+        if isinstance(node, exp.Mod) and widest(int_as_decimal(a), int_as_decimal(b)) is None:
+            ctx.add(
+                "decimal-precision",
+                node,
+                f"% of {a} and {b}: Spark first brings both to a common type of more than 38 digits, losing scale",
+            )
         elif not result.exact:
             what = (
                 "are not known exactly (write a CAST)" if result.p == 0 else f"would need {result.p} digits"
@@ -655,8 +387,6 @@ def _arithmetic(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 f"decimal arithmetic on {a} and {b}: Spark's result precision and scale {what}, and Spark lowers the scale beyond 38",
             )
 
-
-SiteCheck = Callable[[exp.Expr, Typer, Context], None]
 
 GATE_CODES = frozenset({"type-signature", "decimal-precision", "boolean-context", "precedence", "libm"})
 """The refusal codes of :func:`gate`."""
