@@ -194,8 +194,11 @@ def _translate(
     ctx = Context(
         src, dst, typed=typed is not None, qualified=qualify_with is not None, spark_ansi=spark_ansi
     )
-    gate(work, ctx)  # type signatures, read before any rewrite
+    gate(work, ctx)  # type signatures, read before any rewrite; listed after the rules' own codes
+    gated = list(ctx.issues)
+    ctx.issues.clear()
     issues = RULES.apply(work, ctx)  # checks every node, then rewrites
+    issues.extend(gated)
     for check in SOURCE_TEXT_CHECKS.get(src, ()):
         issues.extend(check(text))
     if catalog_names:

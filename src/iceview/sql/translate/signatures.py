@@ -104,7 +104,8 @@ strings to ``BOOLEAN`` there, Spark refuses them, and an untyped ``NULL`` is ref
 
 POW_OPERANDS = _pairs(("int", "int"))
 """``power``: Java's ``StrictMath`` and the C library agree on integers, not in the last bit of
-other doubles."""
+other doubles. ``power(x, 2)`` of an integer or double is proven too: Java's ``FdLibm.Pow`` returns
+``x * x`` for an exponent of 2, and the C library's correctly rounded result is that product."""
 
 
 def proven_signatures() -> dict[str, list[str]]:
@@ -123,7 +124,8 @@ def proven_signatures() -> dict[str, list[str]]:
         "arithmetic (+ - * / % DIV)": [*spell(ARITHMETIC), "double × decimal literal of at most 15 digits"],
         "lag/lead default": ["the value's class (a decimal: the same precision and scale)", "null"],
         "boolean context (WHERE, ON, HAVING, WHEN, NOT, AND/OR, bool_and/bool_or)": sorted(BOOLEAN_OPERANDS),
-        "power": spell(POW_OPERANDS),
+        "IN (subquery)": ["as unification, but no float or double value"],
+        "power": [*spell(POW_OPERANDS), "double × literal 2", "int × literal 2"],
     }
 
 
@@ -292,6 +294,16 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 operand,
                 f"a {t} where a BOOLEAN is needed: DuckDB converts it, Spark refuses it (compare it explicitly)",
             )
+    if (
+        isinstance(node, exp.In)
+        and node.args.get("query") is not None
+        and typer(node.this).cls in ("float", "double")
+    ):
+        ctx.add(
+            "type-signature",
+            node,
+            "a floating-point value IN (subquery): the engines match -0.0 and NaN differently there",
+        )
     if isinstance(node, (exp.Ceil, exp.Floor)) and typer(node.this).cls == "int":
         ctx.add(
             "type-signature",
@@ -300,16 +312,52 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         )
     if isinstance(node, exp.Avg):
         _known_decimal(node, node.this, typer, ctx)
+    if isinstance(node, exp.TsOrDsAdd) and ctx.source == "spark":
+        _date_add(node, typer, ctx)
     if isinstance(node, _COMPARISONS) and ctx.source == "spark":
         _folded_comparison(node, typer, ctx)
     if isinstance(node, exp.Pow):
         base, exponent = typer(node.this), typer(node.expression)
-        if frozenset((base.cls, exponent.cls)) not in POW_OPERANDS:
+        squared = node.expression == exp.Literal.number(2) and base.cls in ("int", "double")
+        if frozenset((base.cls, exponent.cls)) not in POW_OPERANDS and not squared:
             ctx.add(
                 "libm",
                 node,
                 f"power of {base} and {exponent} differs in the last bit between Java's StrictMath and the C library",
             )
+
+
+_DAYS = 1_000_000
+
+
+def _date_add(node: exp.Expr, typer: Typer, ctx: Context) -> None:
+    """Spark's ``date_add``/``date_sub``: of a ``DATE`` or ``TIMESTAMP_NTZ``, by an integer literal."""
+    start = typer(node.this).cls
+    if start == "timestamp":
+        ctx.add(
+            "time-zone",
+            node,
+            "date_add of a TIMESTAMP takes its date in the session time zone, which the target does not share",
+        )
+    elif start not in ("date", "timestamp_ntz"):
+        ctx.add("type-signature", node, f"date_add of a {start} is not a proven signature (CAST it to DATE)")
+    amount = node.expression
+    if isinstance(amount, exp.Mul) and amount.expression == exp.Neg(this=exp.Literal.number(1)):
+        amount = amount.this  # date_sub(d, n) is date_add(d, n * -1)
+    while isinstance(amount, (exp.Paren, exp.Neg)):
+        amount = amount.this
+    if not (
+        isinstance(amount, exp.Literal)
+        and not amount.is_string
+        and amount.name.isdigit()
+        and int(amount.name) <= _DAYS
+    ):
+        ctx.add(
+            "date-add",
+            node,
+            "date_add by anything but an integer literal: legacy Spark wraps at the day count's limits, "
+            "DuckDB adds an interval to a TIMESTAMP and raises beyond its range",
+        )
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
@@ -386,7 +434,25 @@ def _arithmetic(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 node,
                 f"decimal arithmetic on {a} and {b}: Spark's result precision and scale {what}, and Spark lowers the scale beyond 38",
             )
+        elif result.bounded and not ctx.spark_ansi:
+            ctx.add(
+                "decimal-overflow",
+                node,
+                f"decimal arithmetic on {a} and {b} may exceed 38 digits: legacy Spark returns NULL, DuckDB raises",
+            )
 
 
-GATE_CODES = frozenset({"type-signature", "decimal-precision", "boolean-context", "precedence", "libm"})
+GATE_CODES = frozenset(
+    {
+        "type-signature",
+        "decimal-precision",
+        "boolean-context",
+        "precedence",
+        "libm",
+        "integer-overflow",
+        "time-zone",
+        "date-add",
+        "decimal-overflow",
+    }
+)
 """The refusal codes of :func:`gate`."""

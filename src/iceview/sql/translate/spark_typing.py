@@ -51,13 +51,15 @@ class Ty:
     """A value's type as the gate sees it. ``cls``: the class (``unknown`` when not inferred);
     ``p``/``s``: a decimal's precision and scale, or an integer's digits as Spark widens it to a
     decimal (``p``); ``exact``: whether ``p``/``s`` are Spark's own (False when only the class is
-    known); ``text``: the full type, for nested values."""
+    known); ``text``: the full type, for nested values; ``bounded``: Spark capped the decimal's
+    precision at 38 (keeping its scale), so a value beyond it is NULL in legacy mode."""
 
     cls: str
     p: int = 0
     s: int = 0
     exact: bool = True
     text: str = ""
+    bounded: bool = False
 
     def __str__(self) -> str:
         if self.cls == "decimal":
@@ -198,7 +200,15 @@ def _arith(op: exp.Expr, a: Ty, b: Ty) -> Ty:
         else:  # %
             s = max(x.s, y.s)
             p = min(x.p - x.s, y.p - y.s) + s
-        return Ty("decimal", p, s) if p <= MAX_PRECISION else Ty("decimal", p, s, exact=False)
+        if p <= MAX_PRECISION:
+            return Ty("decimal", p, s)
+        bp, bs = spark_bounded(p, s)
+        # Spark keeps the scale when it is at most 6 (else it lowers it: not exact)
+        return (
+            Ty("decimal", bp, bs, exact=bs == s, bounded=True)
+            if bs == s
+            else Ty("decimal", p, s, exact=False)
+        )
     common = widest(a, b)
     if common is not None and common.cls in ("double", "float"):  # with a short literal too
         return common
