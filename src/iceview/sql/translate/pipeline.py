@@ -198,7 +198,9 @@ def _translate(
     gated = list(ctx.issues)
     ctx.issues.clear()
     issues = RULES.apply(work, ctx)  # checks every node, then rewrites
-    issues.extend(gated)
+    # a construct the rules refuse is named once: not again in each site around it
+    refused = {i.construct for i in issues}
+    issues.extend(i for i in gated if not any(r in i.construct for r in refused))
     for check in SOURCE_TEXT_CHECKS.get(src, ()):
         issues.extend(check(text))
     if catalog_names:

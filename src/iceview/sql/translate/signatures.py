@@ -108,6 +108,28 @@ other doubles. ``power(x, 2)`` of an integer or double is proven too: Java's ``F
 ``x * x`` for an exponent of 2, and the C library's correctly rounded result is that product."""
 
 
+CASTS: dict[str, frozenset[str]] = {
+    "null": frozenset({*_SCALARS, "array", "struct", "map"}),
+    "int": frozenset({"int", "decimal", "double", "float", "text", "bool"}),
+    "decimal": frozenset({"decimal", "double", "float", "text"}),
+    "float": frozenset({"float", "double", "text"}),
+    "double": frozenset({"double", "float", "text"}),
+    "text": frozenset(_SCALARS),
+    "bool": frozenset({"bool", "int", "text"}),
+    "date": frozenset({"date", "text", "timestamp", "timestamp_ntz"}),
+    "timestamp": frozenset({"timestamp", "date", "text", "timestamp_ntz"}),
+    "timestamp_ntz": frozenset({"timestamp_ntz", "date", "text", "timestamp"}),
+    "binary": frozenset({"binary", "text"}),
+    "array": frozenset({"array", "text"}),
+    "struct": frozenset({"struct", "text"}),
+    "map": frozenset({"map", "text"}),
+}
+"""``CAST`` and ``TRY_CAST``, from a class to the classes both engines convert it to (the cast rules
+of :mod:`.checks` then decide which of those give the same values in both): a floating-point or
+decimal value to an integer rounds in DuckDB and truncates in Spark, and Spark's analyzer rejects
+numbers to dates and dates to numbers, even in ``TRY_CAST``."""
+
+
 def proven_signatures() -> dict[str, list[str]]:
     """The proven signatures by site, as ``docs/translation.md`` lists them."""
 
@@ -125,6 +147,7 @@ def proven_signatures() -> dict[str, list[str]]:
         "lag/lead default": ["the value's class (a decimal: the same precision and scale)", "null"],
         "boolean context (WHERE, ON, HAVING, WHEN, NOT, AND/OR, bool_and/bool_or)": sorted(BOOLEAN_OPERANDS),
         "IN (subquery)": ["as unification, but no float or double value"],
+        "CAST / TRY_CAST (from → to)": [f"{a} → {', '.join(sorted(b))}" for a, b in CASTS.items()],
         "power": [*spell(POW_OPERANDS), "double × literal 2", "int × literal 2"],
     }
 
@@ -241,7 +264,7 @@ def gate(tree: exp.Expr, ctx: Context) -> None:
     """Refuse, in ``ctx``, every site of ``tree`` whose signature is not proven (see the module)."""
     if (ctx.source, ctx.target) not in GATED:
         return
-    typer = Typer(ctx.source, tree)
+    typer = Typer(ctx.source, tree, lenient=not ctx.typed)
     for node in tree.walk():
         _check(node, typer, ctx)
 
@@ -256,6 +279,8 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         )
     pairs = _unification_operands(node, typer)
     for a, b in pairs or ():
+        if typer.lenient_about(typer(a), typer(b)):
+            continue
         why = _unify_issue(typer(a), typer(b))
         if why is not None:
             ctx.add("type-signature", node, why)
@@ -264,6 +289,8 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         default = node.args.get("default")
         if default is not None:
             value, fallback = typer(node.this), typer(default)
+            if typer.lenient_about(value, fallback):
+                return
             same = value.cls == fallback.cls and (value.cls != "decimal" or value == fallback)
             if fallback.cls != "null" and not same:
                 ctx.add(
@@ -288,6 +315,8 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             )
     for operand in _boolean_operands(node):
         t = typer(operand)
+        if typer.lenient_about(t):
+            continue
         if t.cls not in BOOLEAN_OPERANDS:
             ctx.add(
                 "boolean-context",
@@ -304,6 +333,16 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "a floating-point value IN (subquery): the engines match -0.0 and NaN differently there",
         )
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        frm, to = typer(node.this), typer(node)
+        if typer.lenient_about(frm, to):
+            return
+        if to.cls not in CASTS.get(frm.cls, frozenset()):
+            ctx.add(
+                "cast-semantics",
+                node,
+                f"a cast from {frm} to {to} is not a proven signature: the engines convert it differently, or Spark refuses it",
+            )
     if isinstance(node, (exp.Ceil, exp.Floor)) and typer(node.this).cls == "int":
         ctx.add(
             "type-signature",
@@ -318,6 +357,8 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         _folded_comparison(node, typer, ctx)
     if isinstance(node, exp.Pow):
         base, exponent = typer(node.this), typer(node.expression)
+        if typer.lenient_about(base, exponent):
+            return
         squared = node.expression == exp.Literal.number(2) and base.cls in ("int", "double")
         if frozenset((base.cls, exponent.cls)) not in POW_OPERANDS and not squared:
             ctx.add(
@@ -405,6 +446,8 @@ def _known_decimal(node: exp.Expr, operand: exp.Expr, typer: Typer, ctx: Context
 
 def _arithmetic(node: exp.Expr, typer: Typer, ctx: Context) -> None:
     a, b = typer(node.this), typer(node.expression)
+    if typer.lenient_about(a, b):
+        return
     if frozenset((a.cls, b.cls)) not in ARITHMETIC and not double_and_short_literal(a, b):
         ctx.add(
             "type-signature",
@@ -453,6 +496,7 @@ GATE_CODES = frozenset(
         "time-zone",
         "date-add",
         "decimal-overflow",
+        "cast-semantics",
     }
 )
 """The refusal codes of :func:`gate`."""
