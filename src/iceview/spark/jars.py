@@ -278,7 +278,8 @@ def _resolve(coordinates: Sequence[str], home: Path, listing: Path) -> None:
         if done.returncode != 0 or not partial.is_file():
             raise MissingJarsError(
                 f"Ivy could not resolve {', '.join(coordinates)} from {_repository()} "
-                f"(cache {home / 'cache'}): {_ivy_problem(done.stdout + done.stderr)}"
+                f"(cache {home / 'cache'}): {_ivy_problem(done.stdout + done.stderr)}; Iceberg publishes a "
+                f"runtime for each Spark line that release supports (docs/spark.md)"
             )
         # os.replace: concurrent resolutions of the same list each write a whole file
         staged = listing.with_name(f"{listing.name}.{os.getpid()}.partial")
