@@ -17,6 +17,7 @@ import pytest
 from cli_support import BY_SOURCE_ROWS, SOURCE_STATS_ROWS, build_lake, parse_json, run_process
 
 from fixtures.java_session import spark_jars
+from iceview.spark.jars import IVY_DIR_ENV, ivy_dir
 
 pytestmark = pytest.mark.java
 
@@ -30,6 +31,7 @@ def test_sql_with_spark_reads_views_and_tables(tmp_path: Path) -> None:
     spark_jars()  # Java, pyspark and the jars are there (else: OracleUnavailableError, with the fix)
     lake = build_lake(tmp_path / "lake")
     env = {k: v for k, v in lake.env.items() if k != "SPARK_CONF_DIR"}
+    env[IVY_DIR_ENV] = str(ivy_dir())  # the lake's HOME is its own: keep the downloaded jars
     started = time.monotonic()
     done = run_process(
         env, "sql", QUERY, "--engine", "spark", "--translate", "-o", "json", cwd=lake.root, timeout=600

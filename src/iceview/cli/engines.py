@@ -227,7 +227,10 @@ def run_spark(
     warnings: list[TranslationIssue] = []
     with _quiet_spark(debug), step("starting Spark (this takes a while the first time)"):
         try:
-            spark = local_session(None, iceberg=True, extensions=False, app_name="iceview sql", conf=conf)
+            # packages=False: the jars as files, so that Ivy's resolution report does not fill stderr
+            spark = local_session(
+                None, iceberg=True, extensions=False, app_name="iceview sql", conf=conf, packages=False
+            )
         except MissingJarsError as e:
             raise CliError(f"the spark engine is not available: {e}") from e
         except Exception as e:  # no Java, a JVM that did not start

@@ -160,6 +160,7 @@ def local_session(
     app_name: str = "iceview",
     conf: Mapping[str, str] | None = None,
     iceberg_version: str | None = None,
+    packages: bool = True,
 ) -> SparkSession:
     """Start (or return) a local Spark session.
 
@@ -167,7 +168,9 @@ def local_session(
     (:func:`iceview.spark.jars.spark_conf`; ``iceberg_version``, else ``$ICEVIEW_ICEBERG_VERSION``,
     else 1.10.2), downloading them from Maven into iceview's Ivy cache first when they are not there
     (:class:`~iceview.spark.jars.MissingJarsError` when they cannot be had), and, with
-    ``extensions``, Iceberg's SQL extensions (Iceberg-Spark's own view support). With a ``catalog``
+    ``extensions``, Iceberg's SQL extensions. ``packages=False`` puts the same jars, as files from
+    that cache, on ``spark.jars`` instead: Spark then runs no Ivy resolution at start, which prints
+    its report on stderr each time (Iceberg-Spark's own view support). With a ``catalog``
     (an iceview SQL catalog) its database becomes Iceberg ``SparkCatalog`` ``name`` (default
     ``catalog.name``), so :class:`~iceview.spark.SparkViews` runs in registered mode. ``sqlite``:
     ``"reset-empty"`` (default), ``"strict"`` (never change the file; refuse a file Java would
@@ -190,8 +193,11 @@ def local_session(
     register = False
     if iceberg:
         # resolved here first so that a missing download fails with Ivy's reason, not a dead JVM
-        runtime_jars(iceberg_version)
-        settings.update(spark_conf(iceberg_version))
+        jars = runtime_jars(iceberg_version)
+        if packages:
+            settings.update(spark_conf(iceberg_version))
+        else:
+            settings["spark.jars"] = ",".join(jars)
         if extensions:
             settings["spark.sql.extensions"] = ICEBERG_EXTENSIONS
         if catalog is not None and catalog.catalog_type == "rest":
