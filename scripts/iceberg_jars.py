@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Build the relocated jars that PyPI's Iceberg 1.10.2 Spark runtime lacks, and print the jars to
-put on ``spark.jars``. ``scripts/setup.sh`` runs it; the logic is the library's own
-``iceview.spark.jars`` (Jackson, and HttpClient 5 for Iceberg's REST client, ``type=rest``).
+"""Download Iceberg's Spark runtime and the JDBC drivers from Maven into iceview's Ivy cache (the one
+``spark.jars.ivy`` points Spark at), so the first Spark start need not, and print the jar files.
+``scripts/setup.sh`` runs it; the logic is the library's own ``iceview.spark.jars``.
 
-usage: .venv/bin/python scripts/iceberg_jars.py [--out DIR] [--force]
+usage: .venv/bin/python scripts/iceberg_jars.py [--iceberg-version V] [--conf]
+
+The Iceberg version is --iceberg-version, else $ICEVIEW_ICEBERG_VERSION, else 1.10.2; the cache is
+$ICEVIEW_IVY_DIR, else ~/.cache/iceview/ivy.
 """
 
 from __future__ import annotations
@@ -11,34 +14,30 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from iceview.spark.jars import (
-    MissingJarsError,
-    build_shaded_httpclient5,
-    build_shaded_jackson,
-    default_jars_dir,
-    runtime_jars,
-)
+from iceview.spark.jars import MissingJarsError, runtime_jars, spark_conf
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument(
-        "--out", type=Path, default=default_jars_dir(), help="where to build (default: .cache/jars)"
+        "--iceberg-version", help="Iceberg release (default: $ICEVIEW_ICEBERG_VERSION or 1.10.2)"
     )
-    parser.add_argument("--force", action="store_true", help="rebuild the relocated jars even if present")
+    parser.add_argument(
+        "--conf", action="store_true", help="print the Spark conf (spark.jars.packages, spark.jars.ivy) too"
+    )
     args = parser.parse_args(argv)
     try:
-        if args.force:
-            build_shaded_jackson(args.out, force=True)
-            build_shaded_httpclient5(args.out, force=True)
-        jars = runtime_jars(args.out, build=True, rest_client=True)
-    except (MissingJarsError, RuntimeError) as e:
+        jars = runtime_jars(args.iceberg_version)
+        conf = spark_conf(args.iceberg_version)
+    except (MissingJarsError, ValueError) as e:
         print(f"iceberg_jars.py: {e}", file=sys.stderr)
         return 1
     for jar in jars:
         print(jar)
+    if args.conf:
+        for key, value in conf.items():
+            print(f"{key}={value}")
     return 0
 
 

@@ -2,10 +2,11 @@
 # Sets up everything iceview needs on a fresh Debian machine (idempotent; reruns take seconds).
 #
 #   bash scripts/setup.sh            core + Spark: what the demo needs
-#   bash scripts/setup.sh --tests    also what the whole test suite needs (PostgreSQL, JDBC drivers)
+#   bash scripts/setup.sh --tests    also what the whole test suite needs (PostgreSQL, pyspark 4)
 #
 # It installs Debian packages (as root, or through sudo), creates .venv with iceview and its
-# extras, and builds the Iceberg Spark runtime's missing relocated Jackson into .cache/jars.
+# extras, and downloads Iceberg's Spark runtime and the JDBC drivers from Maven into
+# ~/.cache/iceview/ivy (scripts/iceberg_jars.py; $ICEVIEW_IVY_DIR, $ICEVIEW_ICEBERG_VERSION).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -20,12 +21,12 @@ PYTHON="${PYTHON:-python3}"
 say() { printf '== %s\n' "$*"; }
 
 # ---------------------------------------------------------------- Debian packages
-DEBS=(libxerial-sqlite-jdbc-java libjarjar-java libhttpclient5-java libhttpcore5-java)
-# javac: iceberg_jars.py compiles one interface into the HttpClient5 jar; the tests compile their REST server
+DEBS=()
+# javac: the tests compile their REST server
 command -v javac >/dev/null || DEBS+=(openjdk-17-jdk-headless)
 "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || DEBS+=(python3-venv)
 if [ "$TESTS" = 1 ]; then
-  DEBS+=(libpostgresql-jdbc-java postgresql)
+  DEBS+=(postgresql)
   # tests run their own throw-away clusters; no default cluster on port 5432
   if [ ! -d /etc/postgresql-common ] || ! grep -qs '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -51,9 +52,9 @@ REQ_HASH="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$REQ_HASH" ]; then
   say "pip install iceview and its extras into .venv"
   .venv/bin/pip install -q --disable-pip-version-check --upgrade pip
-  # pyspark 3.5.9 and the Iceberg 1.10.2 runtime jar: the versions the Iceberg-Java interop is checked with
+  # pyspark 3.5.9: the version the Iceberg-Java interop is checked with (Iceberg's jars come from Maven)
   .venv/bin/pip install -q --disable-pip-version-check -e ".[dev,spark,duckdb,postgres]" \
-    "pyspark==3.5.9" "snowpark-connect-deps-iceberg==1.0.3" "pyiceberg[sql-sqlite,pyarrow]==0.12.*"
+    "pyspark==3.5.9" "pyiceberg[sql-sqlite,pyarrow]==0.12.*"
   echo "$REQ_HASH" > "$STAMP"
 fi
 
@@ -76,6 +77,6 @@ fi
 # ---------------------------------------------------------------- .venv-spark4 (end)
 
 # ---------------------------------------------------------------- Iceberg Spark runtime
-say "Iceberg runtime jars"
-.venv/bin/python scripts/iceberg_jars.py --out .cache/jars
+say "Iceberg Spark runtime and JDBC drivers from Maven (cached in ${ICEVIEW_IVY_DIR:-$HOME/.cache/iceview/ivy})"
+.venv/bin/python scripts/iceberg_jars.py >/dev/null
 say "setup done"

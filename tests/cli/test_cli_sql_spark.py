@@ -1,11 +1,11 @@
 """``iceview sql --engine spark`` as one real process (starting Spark costs ~10 s): a local Spark 3.5
-with Iceberg 1.10.2's runtime reads the table ``default.events`` of the demo's SQLite catalog, and
+with Iceberg's runtime (1.10.2 by default) reads the table ``default.events`` of the demo's SQLite catalog, and
 SparkViews expands two views: ``events_by_source`` (Spark SQL) and ``source_stats`` (Trino SQL only,
 read with ``--translate``).
 
-It needs Java 17 and the Iceberg jars that ``scripts/setup.sh`` builds, found as
-``tests/fixtures/java_session.py`` finds them (``iceview.spark.jars``); without them it fails and
-says so, it is never skipped.
+It needs Java 17 and Iceberg's Spark runtime from Maven (``iceview.spark.jars``, cached in
+``~/.cache/iceview/ivy``, which ``scripts/setup.sh`` fills); without them it fails and says so, it
+is never skipped.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from cli_support import BY_SOURCE_ROWS, SOURCE_STATS_ROWS, build_lake, parse_json, run_process
 
-from fixtures.java_session import jars_dir, spark_jars
+from fixtures.java_session import spark_jars
+from iceview.spark.jars import IVY_DIR_ENV, ivy_dir
 
 pytestmark = pytest.mark.java
 
@@ -30,7 +31,7 @@ def test_sql_with_spark_reads_views_and_tables(tmp_path: Path) -> None:
     spark_jars()  # Java, pyspark and the jars are there (else: OracleUnavailableError, with the fix)
     lake = build_lake(tmp_path / "lake")
     env = {k: v for k, v in lake.env.items() if k != "SPARK_CONF_DIR"}
-    env["ICEVIEW_JARS_DIR"] = str(jars_dir())
+    env[IVY_DIR_ENV] = str(ivy_dir())  # the lake's HOME is its own: keep the downloaded jars
     started = time.monotonic()
     done = run_process(
         env, "sql", QUERY, "--engine", "spark", "--translate", "-o", "json", cwd=lake.root, timeout=600

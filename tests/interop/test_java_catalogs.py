@@ -18,6 +18,7 @@ from fixtures.java_session import (
     run_java_script,
     sqlite_uri,
 )
+from iceview.spark.jars import iceberg_version
 
 pytestmark = pytest.mark.java
 
@@ -29,7 +30,7 @@ def test_spark_session_is_configured(java_spark: JavaSpark) -> None:
     assert conf.get("spark.ui.enabled") == "false"
     assert "IcebergSparkSessionExtensions" in (conf.get("spark.sql.extensions") or "")
     version = java_spark.jvm.org.apache.iceberg.IcebergBuild.version()
-    assert version == "1.10.2", version
+    assert version == iceberg_version(), version  # 1.10.2 unless ICEVIEW_ICEBERG_VERSION says otherwise
 
 
 def test_add_sqlite_catalog_at_runtime(
@@ -111,6 +112,7 @@ def test_postgres_catalog_shared_with_python_while_jvm_lives(
 SUBPROCESS_SCRIPT = """
 import sys
 from fixtures.java_session import emit, java_catalog, script_spark, view_info
+from iceview.spark.jars import iceberg_version
 
 view = sys.argv[1]
 spark = script_spark()

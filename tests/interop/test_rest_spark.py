@@ -1,7 +1,7 @@
 """Iceberg-Spark with ``type=rest`` against the REST reference server fixture.
 
-Spark's views are made by Iceberg's SQL extensions through Java's ``RESTCatalog`` (HttpClient5,
-relocated by ``scripts/iceberg_jars.py``); the server writes them with its ``JdbcCatalog``. The
+Spark's views are made by Iceberg's SQL extensions through Java's ``RESTCatalog`` (the HttpClient5 that
+Maven's runtime jar carries, relocated); the server writes them with its ``JdbcCatalog``. The
 metadata file they leave must be valid to iceview's reader, and PyIceberg must see the view.
 """
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import urllib.request
 import uuid
+import zipfile
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -268,15 +269,16 @@ try:
     views.sql(f"CREATE VIEW prod.{ns}.v AS SELECT id, coalesce(s, '-') AS s FROM prod.{ns}.t")
     rows = [r.asDict() for r in views.sql(f"SELECT * FROM prod.{ns}.v ORDER BY id").collect()]
     sql = catalog.load_view((ns, "v")).sql_for("spark").sql
-    print(json.dumps({"jars": spark.conf.get("spark.jars"), "rows": rows, "sql": sql}))
+    print(json.dumps({"packages": spark.conf.get("spark.jars.packages"), "rows": rows, "sql": sql}))
 finally:
     spark.stop()
 """
 
 
 def test_iceviews_own_spark_session_uses_a_rest_catalog(java_rest_server: JavaRestServer) -> None:
-    """``local_session`` puts Iceberg's relocated REST client on ``spark.jars``, so Iceberg-Spark's
-    ``type=rest`` catalog works there (before, Java failed with ``NoClassDefFoundError``
+    """``local_session`` puts Maven's Iceberg runtime on ``spark.jars.packages``; it carries the
+    relocated HttpClient 5 of Iceberg's REST client, so Iceberg-Spark's ``type=rest`` catalog works
+    there (a runtime jar without it failed with ``NoClassDefFoundError``
     ``org/apache/iceberg/shaded/org/apache/hc/...``), and ``SparkViews`` on it writes and reads."""
     ns = "own_" + uuid.uuid4().hex[:8]
     done = subprocess.run(
@@ -288,7 +290,7 @@ def test_iceviews_own_spark_session_uses_a_rest_catalog(java_rest_server: JavaRe
     )
     assert done.returncode == 0, done.stderr[-4000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "iceberg-shaded-httpclient5-" in out["jars"]
+    assert "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:" in out["packages"]
     assert out["rows"] == [{"id": 1, "s": "ä"}, {"id": 2, "s": "-"}]
     assert out["sql"] == f"SELECT id, coalesce(s, '-') AS s FROM prod.{ns}.t"
 
@@ -297,21 +299,29 @@ def test_iceviews_own_spark_session_uses_a_rest_catalog(java_rest_server: JavaRe
 
 
 def test_runtime_jars_carry_iceberg_rest_client_and_need_no_spark_layer() -> None:
-    """``runtime_jars`` (what ``iceview.spark.session`` puts on ``spark.jars``) includes the relocated
-    HttpClient 5; importing ``iceview.spark.jars`` loads neither pyspark nor the SQL layer."""
+    """``runtime_jars`` (the jar files of what ``iceview.spark.session`` puts on
+    ``spark.jars.packages``) gives Maven's runtime jar, which carries Iceberg's relocated
+    HttpClient 5 and Jackson; importing ``iceview.spark.jars`` loads neither pyspark nor the SQL
+    layer."""
     code = (
         "import sys, json\n"
-        "from iceview.spark.jars import SHADED_HTTPCLIENT5_NAME, runtime_jars\n"
-        "jars = runtime_jars(rest_client=True)\n"
+        "from iceview.spark.jars import runtime_jars\n"
+        "jars = runtime_jars()\n"
         "loaded = sorted(m for m in sys.modules if m.startswith(('pyspark', 'iceview.spark.', 'iceview.sql')))\n"
-        "print(json.dumps({'jars': jars, 'name': SHADED_HTTPCLIENT5_NAME, 'loaded': loaded}))\n"
+        "print(json.dumps({'jars': jars, 'loaded': loaded}))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=900, check=False
     )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    names = [Path(j).name for j in out["jars"]]
-    assert out["name"] in names
     assert all(Path(j).is_file() for j in out["jars"])
+    runtime = [j for j in out["jars"] if Path(j).name.startswith("iceberg-spark-runtime-3.5_2.12-")]
+    assert len(runtime) == 1, out["jars"]
+    with zipfile.ZipFile(runtime[0]) as jar:
+        names = set(jar.namelist())
+    assert "org/apache/iceberg/shaded/org/apache/hc/client5/http/impl/classic/HttpClients.class" in names
+    assert "org/apache/iceberg/shaded/com/fasterxml/jackson/core/JsonFactoryBuilder.class" in names
+    assert any(Path(j).name.startswith("sqlite-jdbc-") for j in out["jars"])
+    assert any(Path(j).name.startswith("postgresql-") for j in out["jars"])
     assert out["loaded"] == ["iceview.spark.jars"]

@@ -3,8 +3,8 @@ session with Iceberg's Spark runtime), both reading the views and tables of one 
 
 DuckDB: :class:`iceview.duckdb.DuckDBViews` expands the views and reads the tables through PyIceberg.
 
-Spark: a local ``SparkSession`` (``iceview.spark.local_session``, Iceberg 1.10.2's runtime from
-:mod:`iceview.spark.jars`) in which the catalog's database is Iceberg ``SparkCatalog`` ``<name>``,
+Spark: a local ``SparkSession`` (``iceview.spark.local_session``, Iceberg's Spark runtime from
+Maven through :mod:`iceview.spark.jars`) in which the catalog's database is Iceberg ``SparkCatalog`` ``<name>``,
 so Spark reads the tables itself; :class:`iceview.spark.SparkViews` expands the views (registered
 mode). The catalog is registered read-only in spirit: ``jdbc.init-catalog-tables=false``, and
 ``iceview sql`` runs queries only. For a SQLite catalog that already holds views,
@@ -227,7 +227,10 @@ def run_spark(
     warnings: list[TranslationIssue] = []
     with _quiet_spark(debug), step("starting Spark (this takes a while the first time)"):
         try:
-            spark = local_session(None, iceberg=True, extensions=False, app_name="iceview sql", conf=conf)
+            # packages=False: the jars as files, so that Ivy's resolution report does not fill stderr
+            spark = local_session(
+                None, iceberg=True, extensions=False, app_name="iceview sql", conf=conf, packages=False
+            )
         except MissingJarsError as e:
             raise CliError(f"the spark engine is not available: {e}") from e
         except Exception as e:  # no Java, a JVM that did not start

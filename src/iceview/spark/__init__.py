@@ -11,7 +11,7 @@ public DataFrame / SQL / catalog API only (no ``_jvm``)::
 See docs/spark.md.
 
 The names below are imported on first use (module ``__getattr__``), so importing a submodule such
-as ``iceview.spark.jars`` (the jar builder, standard library only) does not load the SQL layer.
+as ``iceview.spark.jars`` (Iceberg's runtime from Maven, standard library only) does not load the SQL layer.
 """
 
 from __future__ import annotations

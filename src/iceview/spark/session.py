@@ -1,5 +1,6 @@
-"""``local_session``: a local Spark 3.5 session with Iceberg 1.10.2's runtime, sharing an iceview
-catalog's database, for demos, notebooks and tests (see docs/spark.md).
+"""``local_session``: a local Spark session with Iceberg's Spark runtime (1.10.2 unless configured,
+from Maven: :mod:`iceview.spark.jars`), sharing an iceview catalog's database, for demos, notebooks
+and tests (see docs/spark.md).
 
 With a PostgreSQL catalog nothing special is needed. With an embedded **SQLite** catalog, Iceberg
 1.10.2's ``JdbcCatalog`` has a bug (fixed upstream after 1.10.2, apache/iceberg PR #15463): when it
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 from iceview.catalog.interface import Catalog
 from iceview.catalog.sql import SqlCatalog
 from iceview.errors import IceviewError, InvalidArgumentError
-from iceview.spark.jars import runtime_jars
+from iceview.spark.jars import runtime_jars, spark_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -158,12 +159,18 @@ def local_session(
     master: str = "local[2]",
     app_name: str = "iceview",
     conf: Mapping[str, str] | None = None,
-    jars_dir: str | os.PathLike[str] | None = None,
+    iceberg_version: str | None = None,
+    packages: bool = True,
 ) -> SparkSession:
     """Start (or return) a local Spark session.
 
-    ``iceberg``: put Iceberg 1.10.2's runtime on ``spark.jars`` (:mod:`iceview.spark.jars`) and, with
-    ``extensions``, Iceberg's SQL extensions (Iceberg-Spark's own view support). With a ``catalog``
+    ``iceberg``: put Iceberg's Spark runtime and the JDBC drivers on ``spark.jars.packages``
+    (:func:`iceview.spark.jars.spark_conf`; ``iceberg_version``, else ``$ICEVIEW_ICEBERG_VERSION``,
+    else 1.10.2), downloading them from Maven into iceview's Ivy cache first when they are not there
+    (:class:`~iceview.spark.jars.MissingJarsError` when they cannot be had), and, with
+    ``extensions``, Iceberg's SQL extensions. ``packages=False`` puts the same jars, as files from
+    that cache, on ``spark.jars`` instead: Spark then runs no Ivy resolution at start, which prints
+    its report on stderr each time (Iceberg-Spark's own view support). With a ``catalog``
     (an iceview SQL catalog) its database becomes Iceberg ``SparkCatalog`` ``name`` (default
     ``catalog.name``), so :class:`~iceview.spark.SparkViews` runs in registered mode. ``sqlite``:
     ``"reset-empty"`` (default), ``"strict"`` (never change the file; refuse a file Java would
@@ -185,11 +192,15 @@ def local_session(
     }
     register = False
     if iceberg:
-        settings["spark.jars"] = ",".join(runtime_jars(jars_dir))
+        # resolved here first so that a missing download fails with Ivy's reason, not a dead JVM
+        jars = runtime_jars(iceberg_version)
+        if packages:
+            settings.update(spark_conf(iceberg_version))
+        else:
+            settings["spark.jars"] = ",".join(jars)
         if extensions:
             settings["spark.sql.extensions"] = ICEBERG_EXTENSIONS
         if catalog is not None and catalog.catalog_type == "rest":
-            settings["spark.jars"] = ",".join(runtime_jars(jars_dir, rest_client=True))
             settings.update(iceberg_catalog_conf(catalog, name))
         elif catalog is not None:
             uri, _ = _jdbc(catalog)
