@@ -2,7 +2,7 @@
 # Sets up everything iceview needs on a fresh Debian machine (idempotent; reruns take seconds).
 #
 #   bash scripts/setup.sh            core + Spark: what the demo needs
-#   bash scripts/setup.sh --tests    also what the whole test suite needs (PostgreSQL, JDBC drivers)
+#   bash scripts/setup.sh --tests    also what the whole test suite needs (PostgreSQL, JDBC drivers, Trino)
 #
 # It installs Debian packages (as root, or through sudo), creates .venv with iceview and its
 # extras, and builds the Iceberg Spark runtime's missing relocated Jackson into .cache/jars.
@@ -78,4 +78,11 @@ fi
 # ---------------------------------------------------------------- Iceberg Spark runtime
 say "Iceberg runtime jars"
 .venv/bin/python scripts/iceberg_jars.py --out .cache/jars
+
+# ---------------------------------------------------------------- Trino 476 (tests/trino; docs/trino.md)
+# ~515 MiB from Maven Central into ~/.m2 once, SHA-1 checked, unpacked into ~/.cache/iceview/trino
+if [ "$TESTS" = 1 ]; then
+  say "Trino for tests/trino"
+  bash scripts/trino.sh fetch
+fi
 say "setup done"
