@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from pyiceberg.schema import Schema
 from pyiceberg.types import DecimalType, IntegerType, NestedField, StringType
 
-from fixtures.trino_server import JDBC_CATALOG, REST_CATALOG, TrinoCatalogs
+from fixtures.trino_server import JDBC_CATALOG, OAUTH_CATALOG, REST_CATALOG, TrinoCatalogs
 from iceview.cli.app import cli
 from iceview.spec import validate
 
@@ -34,14 +34,20 @@ SCHEMA = Schema(
 _numbers = itertools.count()
 
 
+KINDS = ["rest", "jdbc", "oauth"]
+"""Trino's catalogs: on ``iceview serve``, on PostgreSQL, on ``iceview serve --auth-file`` (OAuth2)."""
+
+
 def iceview_catalog(trino: TrinoCatalogs, kind: str, **properties: str) -> Any:
     if kind == "rest":
         return trino.iceview_rest(**properties)
+    if kind == "oauth":
+        return trino.iceview_oauth(**properties)
     return trino.iceview_jdbc(**properties)
 
 
 def trino_catalog(kind: str) -> str:
-    return REST_CATALOG if kind == "rest" else JDBC_CATALOG
+    return {"rest": REST_CATALOG, "jdbc": JDBC_CATALOG, "oauth": OAUTH_CATALOG}[kind]
 
 
 def items_table(trino: TrinoCatalogs, kind: str) -> str:
@@ -61,7 +67,7 @@ def by_id(rows: list[list[Any]]) -> list[list[Any]]:
     return sorted(rows, key=lambda r: r[0])
 
 
-@pytest.mark.parametrize("kind", ["rest", "jdbc"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_trino_reads_views_iceview_writes(trino: TrinoCatalogs, kind: str) -> None:
     catalog = trino_catalog(kind)
     schema = items_table(trino, kind)
@@ -76,11 +82,12 @@ def test_trino_reads_views_iceview_writes(trino: TrinoCatalogs, kind: str) -> No
         default_catalog=catalog,
         properties={"comment": "written by iceview"},
     )
-    # Spark SQL translated by iceview: the client catalog is called `prod` (as in Spark) and says
-    # that Trino calls it `catalog`, so the trino SQL names Trino's catalog
-    prod = iceview_catalog(trino, kind, **{"iceview.trino.catalog-name": catalog})
-    if kind == "jdbc":
-        prod = trino.iceview_jdbc(**{"iceview.trino.catalog-name": catalog})
+    # Spark SQL translated by iceview: the catalog says what Trino calls it, so the trino SQL names
+    # Trino's catalog (the REST client is called `prod`, as Spark's catalog would be)
+    mapping = {"iceview.trino.catalog-name": catalog}
+    prod = (
+        trino.iceview_rest("prod", **mapping) if kind == "rest" else iceview_catalog(trino, kind, **mapping)
+    )
     translated = prod.create_view(
         (schema, "translated"),
         schema=SCHEMA,
@@ -122,14 +129,16 @@ def cli_env(trino: TrinoCatalogs, home: Path) -> dict[str, str]:
     (home / ".pyiceberg.yaml").write_text(
         "catalog:\n"
         f"  {REST_CATALOG}:\n    type: rest\n    uri: {trino.rest_uri}\n"
-        f"  {JDBC_CATALOG}:\n    type: sql\n    uri: {trino.jdbc_url}\n    warehouse: {trino.jdbc_warehouse}\n",
+        f"  {JDBC_CATALOG}:\n    type: sql\n    uri: {trino.jdbc_url}\n    warehouse: {trino.jdbc_warehouse}\n"
+        f"  {OAUTH_CATALOG}:\n    type: rest\n    uri: {trino.oauth_uri}\n    credential: {trino.oauth_credential}\n"
+        f"    oauth2-server-uri: {trino.oauth_uri.rstrip('/')}/v1/oauth/tokens\n",
         encoding="utf-8",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYICEBERG_", "ICEVIEW_"))}
     return {**env, "PYICEBERG_HOME": str(home)}
 
 
-@pytest.mark.parametrize("kind", ["rest", "jdbc"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_iceview_reads_views_trino_writes(trino: TrinoCatalogs, kind: str, tmp_path: Path) -> None:
     catalog = trino_catalog(kind)
     schema = items_table(trino, kind)
