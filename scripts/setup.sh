@@ -2,7 +2,7 @@
 # Sets up everything iceview needs on a fresh Debian machine (idempotent; reruns take seconds).
 #
 #   bash scripts/setup.sh            core + Spark: what the demo needs
-#   bash scripts/setup.sh --tests    also what the whole test suite needs (PostgreSQL, pyspark 4)
+#   bash scripts/setup.sh --tests    also what the whole test suite needs (PostgreSQL, pyspark 4, Trino)
 #
 # It installs Debian packages (as root, or through sudo), creates .venv with iceview and its
 # extras, and downloads Iceberg's Spark runtime and the JDBC drivers from Maven into
@@ -27,6 +27,7 @@ command -v javac >/dev/null || DEBS+=(openjdk-17-jdk-headless)
 "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || DEBS+=(python3-venv)
 if [ "$TESTS" = 1 ]; then
   DEBS+=(postgresql)
+  command -v mvn >/dev/null || DEBS+=(maven)  # Trino comes from Maven Central (scripts/trino.sh)
   # tests run their own throw-away clusters; no default cluster on port 5432
   if [ ! -d /etc/postgresql-common ] || ! grep -qs '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -58,6 +59,17 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$REQ_HASH" ]; then
   echo "$REQ_HASH" > "$STAMP"
 fi
 
+# ---------------------------------------------------------------- Trino 476 (tests/trino; docs/trino.md)
+# ~515 MiB from Maven Central into ~/.m2 once, SHA-1 checked, unpacked into ~/.cache/iceview/trino;
+# fetched in the background while the rest is set up (the download is slow, not busy)
+TRINO_FETCH=""
+if [ "$TESTS" = 1 ]; then
+  say "Trino for tests/trino (in the background)"
+  mkdir -p .cache
+  bash scripts/trino.sh fetch >.cache/trino-fetch.log 2>&1 &
+  TRINO_FETCH=$!
+fi
+
 # ---------------------------------------------------------------- .venv-spark4 (iceview.spark tests; begin)
 # Spark 4 classic and Spark Connect tests (tests/spark/test_spark_remote.py) run in their own process
 # with pyspark 4, which bundles the Spark Connect server (pyspark 3.5.9 does not). Only for --tests.
@@ -79,4 +91,9 @@ fi
 # ---------------------------------------------------------------- Iceberg Spark runtime
 say "Iceberg Spark runtime and JDBC drivers from Maven (cached in ${ICEVIEW_IVY_DIR:-$HOME/.cache/iceview/ivy})"
 .venv/bin/python scripts/iceberg_jars.py >/dev/null
+
+if [ -n "$TRINO_FETCH" ]; then
+  wait "$TRINO_FETCH" || { cat .cache/trino-fetch.log; echo "Trino could not be fetched" >&2; exit 1; }
+  say "Trino fetched ($(tail -1 .cache/trino-fetch.log))"
+fi
 say "setup done"

@@ -1,1 +1,7 @@
-pytest_plugins = ["fixtures.java_oracle", "fixtures.postgres", "fixtures.rest_java", "fixtures.iceview_serve"]
+pytest_plugins = [
+    "fixtures.java_oracle",
+    "fixtures.postgres",
+    "fixtures.rest_java",
+    "fixtures.iceview_serve",
+    "fixtures.trino_server",
+]
