@@ -333,6 +333,14 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "a floating-point value IN (subquery): the engines match -0.0 and NaN differently there",
         )
+    if isinstance(node, exp.Literal) and typer(node).cls == "hugeint":
+        ctx.add(
+            "type-signature",
+            node,
+            "an integer literal beyond BIGINT is a DECIMAL(38, 0) in Spark and a HUGEINT in DuckDB (write CAST(... AS DECIMAL(38, 0)))",
+        )
+    if isinstance(node, exp.Sum) and not ctx.spark_ansi:
+        _sum_overflow(node, typer(node.this), ctx)
     if isinstance(node, (exp.Cast, exp.TryCast)):
         frm, to = typer(node.this), typer(node)
         if typer.lenient_about(frm, to):
@@ -366,6 +374,23 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 node,
                 f"power of {base} and {exponent} differs in the last bit between Java's StrictMath and the C library",
             )
+
+
+def _sum_overflow(node: exp.Expr, operand: Ty, ctx: Context) -> None:
+    """A sum that may overflow: legacy Spark wraps a BIGINT sum and returns NULL for a decimal one
+    beyond 38 digits, DuckDB sums in 128 bits (a BIGINT sum fails as the view's BIGINT) or raises."""
+    if operand.cls == "int" and operand.p in (0, 20):
+        ctx.add(
+            "integer-overflow",
+            node,
+            "a sum of BIGINT values may overflow: legacy Spark wraps, DuckDB does not",
+        )
+    elif operand.cls == "decimal" and (not operand.exact or operand.p + 10 > MAX_PRECISION):
+        ctx.add(
+            "decimal-overflow",
+            node,
+            f"a sum of {operand} may exceed 38 digits: legacy Spark returns NULL, DuckDB raises",
+        )
 
 
 _DAYS = 1_000_000

@@ -117,9 +117,7 @@ def _literal(node: exp.Literal, source: str) -> Ty:
             return Ty("int", 10)
         if value < 2**63:
             return BIGINT
-        if source == "duckdb" or len(text.lstrip("0")) > MAX_PRECISION:
-            return Ty("hugeint")  # DuckDB's HUGEINT, Spark's DECIMAL(38, 0): not proven
-        return Ty("decimal", len(text.lstrip("0")), 0)
+        return Ty("hugeint")  # Spark's DECIMAL(38, 0) is DuckDB's HUGEINT: not proven
     m = _DECIMAL_TEXT.match(text)
     if m:
         whole, frac = m.group(1).lstrip("0"), m.group(2)
