@@ -70,7 +70,6 @@ UNIFY = _pairs(
     *((c, c) for c in _SCALARS),
     ("int", "decimal"),
     ("int", "double"),
-    ("int", "float"),
     ("float", "double"),
     ("date", "timestamp_ntz"),
     *(("null", c) for c in (*_SCALARS, "array", "struct", "map", "null")),
@@ -86,7 +85,6 @@ ARITHMETIC = _pairs(
     ("double", "double"),
     ("float", "double"),
     ("float", "float"),
-    ("int", "float"),
     ("date", "int"),
     ("date", "date"),
     ("date", "interval"),
@@ -113,7 +111,7 @@ CASTS: dict[str, frozenset[str]] = {
     "int": frozenset({"int", "decimal", "double", "float", "text", "bool"}),
     "decimal": frozenset({"decimal", "double", "float", "text"}),
     "float": frozenset({"float", "double", "text"}),
-    "double": frozenset({"double", "float", "text"}),
+    "double": frozenset({"double", "text"}),
     "text": frozenset(_SCALARS),
     "bool": frozenset({"bool", "int", "text"}),
     "date": frozenset({"date", "text", "timestamp", "timestamp_ntz"}),
@@ -333,6 +331,25 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "a floating-point value IN (subquery): the engines match -0.0 and NaN differently there",
         )
+    if isinstance(node, _TEXT_FUNCTIONS):
+        for arg in (node.this, *(node.args.get(k) for k in ("expression", "substr"))):
+            if isinstance(arg, exp.Expr) and typer(arg).cls in _NO_COMMON_TEXT:
+                ctx.add(
+                    "cast-semantics",
+                    node,
+                    f"a string function of a {typer(arg)}: the engines write its text differently ('-Infinity' and '-inf', timestamps, nested values)",
+                )
+                break
+    if (
+        isinstance(node, exp.In)
+        and node.args.get("query") is not None
+        and _may_overflow_inside(node.args["query"], typer)
+    ):
+        ctx.add(
+            "integer-overflow",
+            node,
+            "integer arithmetic in an IN subquery: Spark may never compute a value that overflows, DuckDB raises",
+        )
     if isinstance(node, exp.Literal) and typer(node).cls == "hugeint":
         ctx.add(
             "type-signature",
@@ -374,6 +391,33 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 node,
                 f"power of {base} and {exponent} differs in the last bit between Java's StrictMath and the C library",
             )
+
+
+_TEXT_FUNCTIONS = (
+    exp.Trim,
+    exp.Upper,
+    exp.Lower,
+    exp.Length,
+    exp.Substring,
+    exp.Left,
+    exp.Right,
+    exp.Pad,
+    exp.Replace,
+    exp.StrPosition,
+    exp.Repeat,
+    exp.Reverse,
+    exp.Ascii,
+    exp.StartsWith,
+    exp.Like,
+    exp.ILike,
+)
+_NO_COMMON_TEXT = frozenset(
+    {"float", "double", "timestamp", "timestamp_ntz", "array", "struct", "map", "binary"}
+)
+
+
+def _may_overflow_inside(query: exp.Expr, typer: Typer) -> bool:
+    return any(typer(n).cls == "int" for n in query.find_all(exp.Add, exp.Sub, exp.Mul, exp.Neg))
 
 
 def _sum_overflow(node: exp.Expr, operand: Ty, ctx: Context) -> None:

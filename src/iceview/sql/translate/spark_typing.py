@@ -155,8 +155,6 @@ def widest(a: Ty, b: Ty) -> Ty | None:
         return DOUBLE
     if double_and_short_literal(a, b):
         return DOUBLE
-    if "float" in (a.cls, b.cls) and {a.cls, b.cls} <= {"float", "int"}:
-        return Ty("float")
     if {a.cls, b.cls} == {"date", "timestamp_ntz"}:
         return Ty("timestamp_ntz")
     if {a.cls, b.cls} <= {"int", "decimal"}:
