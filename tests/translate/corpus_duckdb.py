@@ -395,11 +395,11 @@ DUCKDB_CASES: list[SourceCase] = [
         spark=EQUAL,
         trino="function",
     ),
-    case("ilike", "SELECT name FROM customers WHERE name ILIKE 'b%'", spark=EQUAL, trino=EQUAL),
+    case("ilike", "SELECT name FROM customers WHERE name ILIKE 'b%'", spark="unicode-case", trino=EQUAL),
     case(
         "ilike_non_ascii",
         "SELECT event_id FROM edge_events WHERE label ILIKE '%ärger%'",
-        spark=EQUAL,
+        spark="unicode-case",
         trino=EQUAL,
     ),
     case("like", "SELECT event_id FROM edge_events WHERE label LIKE 'c%'", spark=EQUAL, trino=EQUAL),

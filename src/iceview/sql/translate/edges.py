@@ -601,6 +601,12 @@ def _avg_in_doubles(node: exp.Expr, ctx: Context) -> None:
         return
     if ctx.source == "spark":
         ctx.rewrites.append((AVG_OF_DOUBLES, node))
+    else:
+        ctx.add(
+            "floating-aggregate",
+            node,
+            "avg of a BIGINT: DuckDB sums exactly, Spark in doubles (CAST the argument to DECIMAL(38, 0))",
+        )
 
 
 def _cast_avg_operand(node: exp.Expr) -> None:
@@ -608,7 +614,9 @@ def _cast_avg_operand(node: exp.Expr) -> None:
 
 
 AVG_OF_DOUBLES = Rewrite("avg(CAST(x AS DOUBLE))", _cast_avg_operand)
-AVG_OF_BIGINT = Check("avg of a BIGINT summed in doubles", (_avg_in_doubles,), ("window-aggregate",))
+AVG_OF_BIGINT = Check(
+    "avg of a BIGINT summed in doubles", (_avg_in_doubles,), ("window-aggregate", "floating-aggregate")
+)
 
 
 def _window_default(node: exp.Expr, ctx: Context) -> None:

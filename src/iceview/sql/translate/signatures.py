@@ -315,6 +315,12 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         t = typer(operand)
         if typer.lenient_about(t):
             continue
+        if (
+            t.cls == "null"
+            and isinstance(node, (exp.And, exp.Or, exp.Not, exp.If))
+            and not isinstance(node.parent, exp.Case)
+        ):
+            continue  # Spark types a NULL operand of AND, OR, NOT and if() as a BOOLEAN
         if t.cls not in BOOLEAN_OPERANDS:
             ctx.add(
                 "boolean-context",
@@ -350,6 +356,7 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "integer arithmetic in an IN subquery: Spark may never compute a value that overflows, DuckDB raises",
         )
+    _time_and_text(node, typer, ctx)
     if isinstance(node, exp.Literal) and typer(node).cls == "hugeint":
         ctx.add(
             "type-signature",
@@ -391,6 +398,104 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 node,
                 f"power of {base} and {exponent} differs in the last bit between Java's StrictMath and the C library",
             )
+
+
+_DAY_UNITS = frozenset(
+    {"DAY", "DAYS", "WEEK", "WEEKS", "MONTH", "MONTHS", "QUARTER", "QUARTERS", "YEAR", "YEARS"}
+)
+
+
+def _interval_unit(node: exp.Expr) -> str:
+    unit = node.args.get("unit") if isinstance(node, exp.Interval) else None
+    return unit.name.upper() if unit is not None else ""
+
+
+def _time_and_text(node: exp.Expr, typer: Typer, ctx: Context) -> None:
+    """What the blind outside check found about times, frames, text forms and literals."""
+    if isinstance(node, (exp.Add, exp.Sub)):
+        for value, other in ((node.this, node.expression), (node.expression, node.this)):
+            cls = typer(value).cls
+            if isinstance(other, exp.Interval) and (
+                cls == "timestamp" or (cls == "date" and _interval_unit(other) not in _DAY_UNITS)
+            ):
+                ctx.add(
+                    "time-zone",
+                    node,
+                    "an interval added to a TIMESTAMP (or hours to a DATE) crosses daylight-saving changes in the session time zone in Spark, exactly in DuckDB",
+                )
+                break
+    if isinstance(node, exp.AtTimeZone):
+        ctx.add("time-zone", node, "AT TIME ZONE means another conversion in Spark (from_utc_timestamp)")
+    formatted = node.this.this if isinstance(node.this, exp.TimeStrToTime) else node.this
+    if isinstance(node, exp.TimeToStr) and typer(formatted).cls in ("timestamp", "timestamp_ntz"):
+        ctx.add(
+            "time-zone",
+            node,
+            "date_format of a timestamp reads it in Spark's session time zone (a time in a daylight-saving gap moves), DuckDB does not",
+        )
+    if isinstance(node, exp.WindowSpec):
+        kind = str(node.args.get("kind") or "").upper()
+        offsets = [node.args.get(k) for k in ("start", "end")]
+        valued = any(isinstance(o, exp.Expr) for o in offsets)
+        if kind == "GROUPS" or (kind == "RANGE" and valued):
+            ctx.add(
+                "range-frame",
+                node,
+                "a RANGE frame with an offset (or GROUPS): Spark wraps or refuses at the key's limits and types, DuckDB raises",
+            )
+    if isinstance(node, exp.ILike):
+        ctx.add(
+            "unicode-case",
+            node,
+            "ILIKE folds case by Java's rules in Spark (İ, final sigma) and by DuckDB's in DuckDB",
+        )
+    if not ctx.spark_ansi:
+        texts: list[exp.Expr] = []
+        if isinstance(node, (exp.Cast, exp.TryCast)) and typer(node).cls == "text":
+            texts = [node.this]
+        elif isinstance(node, (exp.Concat, exp.ConcatWs, exp.DPipe)):
+            texts = (
+                [node.this, *node.expressions]
+                if not isinstance(node, exp.DPipe)
+                else [node.this, node.expression]
+            )
+        elif isinstance(node, _TEXT_FUNCTIONS):
+            texts = [node.this]
+        if any(isinstance(t, exp.Expr) and typer(t).cls == "decimal" for t in texts):
+            ctx.add(
+                "cast-semantics",
+                node,
+                "a decimal as text: legacy Spark writes small values in scientific notation (0E-10), DuckDB plain digits",
+            )
+    if (
+        isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Abs))
+        and not ctx.spark_ansi
+        and ctx.source == "spark"
+    ):
+        value = _folded_int(node)
+        if value is not None and not -(2**31) <= value < 2**31:
+            ctx.add(
+                "integer-overflow",
+                node,
+                "integer arithmetic on literals beyond INT: legacy Spark folds it with wrap-around, DuckDB widens or raises",
+            )
+
+
+def _folded_int(node: exp.Expr) -> int | None:
+    """The value of integer arithmetic on integer literals, or None."""
+    if isinstance(node, exp.Paren):
+        return _folded_int(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string and node.name.isdigit():
+        return int(node.name)
+    if isinstance(node, (exp.Neg, exp.Abs)):
+        inner = _folded_int(node.this)
+        return None if inner is None else -inner if isinstance(node, exp.Neg) else abs(inner)
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        a, b = _folded_int(node.this), _folded_int(node.expression)
+        if a is None or b is None:
+            return None
+        return a + b if isinstance(node, exp.Add) else a - b if isinstance(node, exp.Sub) else a * b
+    return None
 
 
 _TEXT_FUNCTIONS = (
@@ -568,6 +673,9 @@ GATE_CODES = frozenset(
         "date-add",
         "decimal-overflow",
         "cast-semantics",
+        "range-frame",
+        "unicode-case",
+        "floating-aggregate",
     }
 )
 """The refusal codes of :func:`gate`."""
