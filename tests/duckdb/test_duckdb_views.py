@@ -34,6 +34,10 @@ EVENTS = Schema(
 )
 OUT = Schema(
     NestedField(1, "name", StringType(), required=False),
+    NestedField(2, "total", LongType(), required=False),
+)
+HASHED = Schema(
+    NestedField(1, "name", StringType(), required=False),
     NestedField(2, "total", DoubleType(), required=False),
 )
 
@@ -61,7 +65,8 @@ def catalog(tmp_path: Path) -> Iterator[SqlCatalog]:
         cat.close()
 
 
-SPARK_SQL = "SELECT name, sum(amount) AS total FROM events GROUP BY name"
+# max of a BIGINT: a floating-point sum is refused (its value depends on the order of addition)
+SPARK_SQL = "SELECT name, max(id) AS total FROM events GROUP BY name"
 
 
 def test_create_with_dialects_writes_every_representation(catalog: SqlCatalog) -> None:
@@ -79,7 +84,7 @@ def test_create_with_dialects_writes_every_representation(catalog: SqlCatalog) -
     assert "prod.db.events" in version.sql_for("duckdb").sql  # type: ignore[union-attr]
     with DuckDBViews(catalog, namespace="db") as engine:
         assert sorted(engine.execute("SELECT * FROM totals"), key=repr) == sorted(
-            [("a", 5.5), ("b", 2.5), (None, None)], key=repr
+            [("a", 3), ("b", 2), (None, 4)], key=repr
         )
 
 
@@ -87,7 +92,7 @@ def test_dialects_already_given_are_kept_and_unsafe_sql_creates_nothing(catalog:
     view = catalog.create_view(
         "db.v",
         schema=OUT,
-        queries={"spark": SPARK_SQL, "duckdb": "SELECT name, 1.0 FROM events"},
+        queries={"spark": SPARK_SQL, "duckdb": "SELECT name, 1 FROM events"},
         default_namespace="db",
         dialects=["duckdb"],
     )
@@ -163,7 +168,10 @@ def test_duckdb_reads_other_dialects_by_translating_them(catalog: SqlCatalog) ->
     ):
         engine.execute("SELECT * FROM v")
     unsafe = catalog.create_view(
-        "db.u", schema=OUT, queries={"spark": "SELECT name, hash(name) FROM events"}, default_namespace="db"
+        "db.u",
+        schema=HASHED,
+        queries={"spark": "SELECT name, hash(name) FROM events"},
+        default_namespace="db",
     )
     assert unsafe is not None
     with (

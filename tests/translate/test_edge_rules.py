@@ -92,7 +92,8 @@ def test_decimal_avg_and_division_are_cast_to_sparks_type() -> None:
     assert "CAST(AVG(t.dec2) OVER (PARTITION BY t.grp) AS DECIMAL(14, 6))" in window
     # DECIMAL(10, 2) / 3 (DECIMAL(1, 0)): scale max(6, 2 + 1 + 1), precision 10 - 2 + 0 + 6
     assert "AS DECIMAL(14, 6))" in tr("SELECT dec2 / 3 AS c FROM t").sql
-    assert "AVG(t.d)" in tr("SELECT avg(d) AS c FROM t").sql  # doubles are left alone
+    # a floating-point sum depends on the order of addition (found by the generated queries)
+    assert "floating-aggregate" in refused("SELECT avg(d) AS c FROM t")
     # beyond 15 digits a double is not exact: refused
     assert "decimal-division" in refused("SELECT dec2 / NULLIF(dec0, 0) AS c FROM t")
 
