@@ -135,6 +135,46 @@ _TYPE_NAMES: dict[str, dict[str, str]] = {
 }
 
 
+MIXED: dict[str, tuple[str, ...]] = {
+    "string": (*NUM, "date", "bool"),
+    "date": ("string", "ts", "tstz"),
+    "ts": ("string", "date", "tstz"),
+    "tstz": ("string", "ts", "date"),
+    "bool": ("string", "int"),
+}
+"""The values of another type drawn on purpose where a type is wanted (numbers: MIXED_NUMBER)."""
+MIXED_NUMBER = ("string", "int", "dec2", "double", "bigint")
+
+TAG_CLASS = {
+    **dict.fromkeys(("int", "bigint"), "int"),
+    **dict.fromkeys(("dec0", "dec2", "dec10", "dec38"), "decimal"),
+    "float": "float",
+    "double": "double",
+    "string": "text",
+    "date": "date",
+    "ts": "timestamp_ntz",
+    "tstz": "timestamp",
+    "bool": "bool",
+    "arr_s": "array",
+    "arr_i": "array",
+    "struct": "struct",
+    "map": "map",
+}
+"""The class (:class:`iceview.sql.translate.spark_typing.Ty`) of each type tag."""
+
+
+def drawn_classes(arg: str) -> frozenset[str]:
+    """The classes of the values :class:`Gen` draws for a template argument (``num``, ``any``, a
+    tag or ``lit:...``): the wanted ones, the mixed-in ones and NULL; a literal's own class."""
+    if arg.startswith("lit:"):
+        return frozenset({"text literal" if arg[4:].startswith("'") else "int literal"})
+    wanted = NUM if arg == "num" else COMPARABLE if arg in ("any", "same") else (arg,)
+    if arg in COLUMNS and arg not in COMPARABLE:
+        return frozenset(TAG_CLASS[t] for t in wanted)
+    tags = {*wanted, *(m for t in wanted for m in MIXED.get(t, MIXED_NUMBER))}
+    return frozenset({"null", *(TAG_CLASS[t] for t in tags)})
+
+
 @dataclass(frozen=True)
 class Template:
     """A function call: its sqlglot class, the type tags of its arguments (``num``, ``any``: one
@@ -257,6 +297,7 @@ WINDOWS: tuple[Template, ...] = (
     _t("Lag", "any", "=0", "lag({0})"),
     _t("Lag", "any lit:1|2 any", "=0", "lag({0}, {1}, {2})"),
     _t("Lead", "any lit:1|3", "=0", "lead({0}, {1})"),
+    _t("Lead", "any lit:1 any", "=0", "lead({0}, {1}, {2})"),
     _t("FirstValue", "any", "=0", "first_value({0})"),
     _t("LastValue", "any", "=0", "last_value({0})"),
 )
@@ -340,14 +381,7 @@ class Gen:
         if want in COLUMNS and want not in COMPARABLE:  # arrays, structs, maps: the columns
             return self.column(want, q), want
         if r.random() < self.mixed and tag in COMPARABLE:  # a value of another type, on purpose
-            other = {
-                "string": r.choice((*NUM, "date", "bool")),
-                "date": r.choice(("string", "ts", "tstz")),
-                "ts": r.choice(("string", "date", "tstz")),
-                "tstz": r.choice(("string", "ts", "date")),
-                "bool": r.choice(("string", "int")),
-            }.get(tag, r.choice(("string", "int", "dec2", "double", "bigint")))
-            return self.leaf(other, q)
+            return self.leaf(r.choice(MIXED.get(tag, MIXED_NUMBER)), q)
         if depth <= 0 or r.random() < 0.3:
             return self.leaf(tag, q)
         roll = r.random()

@@ -28,6 +28,8 @@ from itertools import combinations
 
 from sqlglot import exp
 
+from iceview.sql.translate.allowlists import allowed_functions
+from iceview.sql.translate.function_signatures import check_function
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.signature_edges import (
     COMPARISONS,
@@ -273,8 +275,10 @@ def gate(tree: exp.Expr, ctx: Context) -> None:
     if (ctx.source, ctx.target) not in GATED:
         return
     typer = Typer(ctx.source, tree, lenient=not ctx.typed)
+    allowed = allowed_functions(ctx.target, ctx.source)
     for node in tree.walk():
         _check(node, typer, ctx)
+        check_function(node, typer, ctx, allowed)
 
 
 def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:

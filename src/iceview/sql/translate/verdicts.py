@@ -7,6 +7,7 @@ The Trino directions are documented in their own section of that file."""
 from __future__ import annotations
 
 from iceview.sql.translate.allowlists import allowed_functions
+from iceview.sql.translate.function_signatures import function_signatures
 from iceview.sql.translate.policy import Check, Keep, Refuse, Rewrite, Rule
 from iceview.sql.translate.rules import RULES
 from iceview.sql.translate.signatures import proven_signatures
@@ -78,8 +79,20 @@ def signature_table() -> str:
         "| site | proven argument classes |",
         "|---|---|",
     ]
-    for site, signatures in proven_signatures().items():
-        lines.append(f"| {site} | " + ", ".join(f"`{s}`" for s in signatures) + " |")
+    for site, proven in proven_signatures().items():
+        lines.append(f"| {site} | " + ", ".join(f"`{s}`" for s in proven) + " |")
+    by_arguments: dict[str, list[str]] = {}
+    for function, classes in function_signatures().items():
+        by_arguments.setdefault("; ".join(classes), []).append(function)
+    lines += [
+        "",
+        "Function arguments (sqlglot's class; per argument, the classes the generated queries run it with):",
+        "",
+        "| functions | proven argument classes |",
+        "|---|---|",
+    ]
+    for joined, functions in sorted(by_arguments.items(), key=lambda item: item[1][0]):
+        lines.append(f"| {', '.join(functions)} | {joined} |")
     lines += ["", SIGNATURES_END]
     return "\n".join(lines)
 
