@@ -16,7 +16,7 @@ echo "== mypy --strict src"
 echo "== plain install (pip install iceview, no extras: no pyarrow)"
 bash scripts/plain_install.sh
 echo "== pytest"
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest --durations=30 "$@"
 if [ $# -eq 0 ]; then
   # Iceberg's REST Compatibility Kit (Java's RESTCatalog running Iceberg's own catalog tests) against a
   # fresh `iceview serve` (docs/rck.md). It is built from Iceberg's test sources, which this repository

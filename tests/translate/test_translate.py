@@ -207,3 +207,24 @@ def test_zone_less_timestamp_to_date_is_safe_but_zoned_is_not() -> None:
     out = tr("SELECT CAST(ts AS DATE) AS d, count(1) AS n FROM orders GROUP BY 1")
     assert out.safe and "CAST(orders.ts AS DATE)" in out.sql
     assert "cast-semantics" in codes("SELECT CAST(CAST(ts AS TIMESTAMP) AS DATE) AS d FROM orders")
+
+
+def test_a_rewrite_inside_a_rewritten_call_is_kept() -> None:
+    """Rewrites apply deepest first: ``array_contains`` becomes a CASE holding copies of its
+    arguments, and the literal start 0 of a ``substr`` inside it (Spark's 0 is 1) must reach them."""
+    out = tr("SELECT array_contains(tags, substr(' 42 ', 0, 2)) FROM orders").sql
+    assert out.count("SUBSTRING(' 42 ', 1, 2)") == 2
+    assert "SUBSTRING(' 42 ', 0" not in out
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT order_id FROM orders WHERE NOT NULL IN (SELECT qty FROM orders)",
+        "SELECT order_id FROM orders WHERE (amount - NULL) NOT IN (SELECT amount FROM orders)",
+    ],
+)
+def test_a_null_value_in_a_subquery_is_refused(sql: str) -> None:
+    """Spark folds ``NULL IN (SELECT ...)`` to NULL even for an empty subquery; the others give FALSE."""
+    assert codes(sql) == ("in-subquery-null",)
+    assert codes(sql, "spark", "duckdb") == ("in-subquery-null",)

@@ -81,7 +81,17 @@ def _filter_position(node: exp.Expr) -> bool:
 
 
 def _in_subquery(node: exp.Expr, ctx: Context) -> None:
-    if node.args.get("query") is None or _filter_position(node):
+    if node.args.get("query") is None:
+        return
+    if node.this.find(exp.Null) is not None:
+        ctx.add(
+            "in-subquery-null",
+            node,
+            "a value holding a NULL literal IN (SELECT ...): Spark folds it to NULL even when the subquery "
+            "is empty, where the others give FALSE (test the value IS NULL instead)",
+        )
+        return
+    if _filter_position(node):
         return
     ctx.add(
         "in-subquery-null",

@@ -264,13 +264,18 @@ class RuleTable:
         return best[1] if best is not None else None
 
     def apply(self, tree: exp.Expr, ctx: Context) -> list[TranslationIssue]:
-        """Every node's rule, in the tree's breadth-first order; then the rewrites, in that order.
-        Returns ``ctx.issues``."""
+        """Every node's rule, in the tree's breadth-first order; then the rewrites, the deepest
+        nodes first (in that order among equals). Returns ``ctx.issues``.
+
+        Inner rewrites go first because an outer one may copy its arguments into a new tree
+        (``array_contains``'s three-valued CASE): a rewrite of the original argument applied
+        afterwards would change a node no longer in the query."""
         for node in tree.walk():
             rule = self.lookup(node, ctx)
             if rule is not None:
                 rule.policy.apply(node, ctx)
-        for rewrite, node in ctx.rewrites:
+        depth = {id(node): _depth(node) for _, node in ctx.rewrites}
+        for rewrite, node in sorted(ctx.rewrites, key=lambda pair: -depth[id(pair[1])]):
             rewrite.fn(node)
         ctx.rewrites.clear()
         return ctx.issues
@@ -278,6 +283,15 @@ class RuleTable:
     def codes(self) -> frozenset[str]:
         """Every refusal code a rule of the table may give."""
         return frozenset(c for r in self.rules for c in r.codes())
+
+
+def _depth(node: exp.Expr) -> int:
+    depth = 0
+    parent = node.parent
+    while parent is not None:
+        depth += 1
+        parent = parent.parent
+    return depth
 
 
 def on_allow_list(node: exp.Expr, ctx: Context) -> bool:
