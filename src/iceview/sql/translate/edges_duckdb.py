@@ -95,3 +95,71 @@ def _cast_sum_operand(node: exp.Expr) -> None:
 
 SUM_AS_HUGEINT = Rewrite("sum(CAST(x AS DECIMAL(38, 0)))", _cast_sum_operand)
 SUM_OF_INTEGERS = Check("sum of integers in HUGEINT", (_sum_in_decimal,), ("integer-overflow",))
+
+
+# --------------------------------------------------------------------------------------------------
+# integer arithmetic DuckDB does not evaluate (found by the generated queries)
+
+_TRY: dict[type[exp.Expr], str] = {exp.Add: "try_add", exp.Sub: "try_subtract", exp.Mul: "try_multiply"}
+
+
+def _operands(node: exp.Expr) -> list[exp.Expr]:
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        return [node.this, node.expression]
+    return [node.this]
+
+
+def _literal(node: exp.Expr) -> bool:
+    inner = node.this if isinstance(node, (exp.Paren, exp.Neg)) else node
+    return isinstance(inner, exp.Literal)
+
+
+def _plain(node: exp.Expr) -> bool:
+    """A column or a literal: safe to name twice."""
+    inner = node.this if isinstance(node, exp.Paren) else node
+    return isinstance(inner, (exp.Column, exp.Literal))
+
+
+def _try_integer_arithmetic(node: exp.Expr, ctx: Context) -> None:
+    operands = _operands(node)
+    if all(_literal(o) for o in operands) or not all(_kind(o) in INTEGERS for o in operands):
+        return
+    if isinstance(node, exp.Abs) and not _plain(node.this):
+        ctx.add(
+            "integer-overflow",
+            node,
+            "abs of integer arithmetic: DuckDB may never compute it for rows it filters out, Spark may, and overflows",
+        )
+        return
+    ctx.rewrites.append((TRY_INTEGER_ARITHMETIC, node))
+
+
+def _as_try(node: exp.Expr) -> None:
+    zero = exp.Literal.number(0)
+    if isinstance(node, exp.Abs):
+        value = node.this
+        new: exp.Expr = exp.If(
+            this=exp.LT(this=value.copy(), expression=zero.copy()),
+            true=exp.Anonymous(this="try_subtract", expressions=[zero, value.copy()]),
+            false=value,
+        )
+    elif isinstance(node, exp.Neg):
+        new = exp.Anonymous(this="try_subtract", expressions=[zero, node.this])
+    else:
+        new = exp.Anonymous(this=_TRY[type(node)], expressions=[node.this, node.expression])
+    node.replace(new)
+
+
+TRY_INTEGER_ARITHMETIC = Rewrite(
+    "integer + - * and abs as Spark's try_add, try_subtract, try_multiply", _as_try
+)
+TRY_INTEGER = Check(
+    "integer arithmetic that DuckDB computed without overflow",
+    (_try_integer_arithmetic,),
+    ("integer-overflow",),
+)
+"""DuckDB raises on integer overflow for every value it computes, but it does not compute every
+value Spark does: it evaluates the cheaper conjunct of an ``AND`` first, computes a projection only
+for the rows a ``LIMIT`` keeps, and moves constants across comparisons. Spark computes them, and
+ANSI Spark raises where DuckDB never looked. Spark's ``try_*`` functions give the same value where
+DuckDB computed one (it did not overflow) and NULL, not an error, where it did not compute one."""

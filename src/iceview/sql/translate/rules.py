@@ -334,8 +334,15 @@ RULES = RuleTable(
         ),
         *(Rule(syntax, "duckdb", "spark", refusal) for syntax, refusal in eb.DUCKDB_SYNTAX),
         # found on edge data from DuckDB into Spark (tests/translate/test_edge_duckdb.py)
-        Rule(ARITHMETIC, "duckdb", "spark", c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS),
-        Rule(PRODUCT, "duckdb", "spark", c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS),
+        Rule(
+            ARITHMETIC,
+            "duckdb",
+            "spark",
+            c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS + ed.TRY_INTEGER,
+        ),
+        Rule(PRODUCT, "duckdb", "spark", c.IMPLICIT_CONVERSION + ed.DECIMAL_PRECISION_LOSS + ed.TRY_INTEGER),
+        Rule(construct(exp.Neg), "duckdb", "spark", ed.TRY_INTEGER),
+        Rule(call(exp.Abs), "duckdb", "spark", ed.TRY_INTEGER),
         Rule(construct(exp.Div), "duckdb", "spark", ed.DECIMAL_IN_DOUBLES),
         Rule(call(exp.Sum), "duckdb", "spark", ed.SUM_OF_INTEGERS),
         Rule(construct(exp.IntDiv), "duckdb", "spark", ed.INT_DIV_OPERANDS),

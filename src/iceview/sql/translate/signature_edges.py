@@ -14,6 +14,8 @@ from iceview.sql.translate.spark_typing import MAX_PRECISION, Ty, Typer
 
 _T = exp.DataType.Type
 
+_INTEGER_TYPES = frozenset({_T.TINYINT, _T.SMALLINT, _T.INT, _T.BIGINT})
+
 _DAY_UNITS = frozenset(
     {"DAY", "DAYS", "WEEK", "WEEKS", "MONTH", "MONTHS", "QUARTER", "QUARTERS", "YEAR", "YEARS"}
 )
@@ -81,17 +83,14 @@ def time_and_text(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 node,
                 "a decimal as text: legacy Spark writes small values in scientific notation (0E-10), DuckDB plain digits",
             )
-    if (
-        isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Abs))
-        and not ctx.spark_ansi
-        and ctx.source == "spark"
-    ):
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Abs)):
         value = folded_int(node)
-        if value is not None and not -(2**31) <= value < 2**31:
+        bound = 2**63 if typer(node).p >= 20 else 2**31  # Spark computes in the operands' type
+        if value is not None and not -bound <= value < bound:
             ctx.add(
                 "integer-overflow",
                 node,
-                "integer arithmetic on literals beyond INT: legacy Spark folds it with wrap-around, DuckDB widens or raises",
+                "integer arithmetic on literals beyond their type: legacy Spark folds it with wrap-around and ANSI Spark raises, DuckDB widens",
             )
 
 
@@ -101,6 +100,8 @@ def folded_int(node: exp.Expr) -> int | None:
         return folded_int(node.this)
     if isinstance(node, exp.Literal) and not node.is_string and node.name.isdigit():
         return int(node.name)
+    if isinstance(node, exp.Cast) and node.to.this in _INTEGER_TYPES:
+        return folded_int(node.this)
     if isinstance(node, (exp.Neg, exp.Abs)):
         inner = folded_int(node.this)
         return None if inner is None else -inner if isinstance(node, exp.Neg) else abs(inner)

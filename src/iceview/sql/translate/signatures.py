@@ -179,7 +179,10 @@ def _unify_issue(a: Ty, b: Ty) -> str | None:
         if not (x.exact and y.exact):
             return f"{a} with {b}: the decimal's precision and scale are not known exactly (write a CAST)"
         if widest(x, y) is None:
-            return f"{a} with {b}: Spark's common type needs more than 38 digits, so it lowers the scale"
+            return (
+                f"{a} with {b}: the common type needs more than 38 digits in Spark or DuckDB (whose sum is a "
+                "DECIMAL(38, s) and whose floor and ceil keep the precision), which then lowers the scale"
+            )
     return None
 
 

@@ -60,6 +60,14 @@ class Ty:
     exact: bool = True
     text: str = ""
     bounded: bool = False
+    dp: int = 0
+    """DuckDB's precision of the decimal where it differs from Spark's (0: the same): DuckDB's
+    ``sum`` is a ``DECIMAL(38, s)`` and its ``floor``/``ceil`` keep the operand's precision, and
+    where DuckDB brings two decimals to one type beyond 38 digits it drops scale."""
+
+    @property
+    def duck_p(self) -> int:
+        return self.dp or self.p
 
     def __str__(self) -> str:
         if self.cls == "decimal":
@@ -163,7 +171,10 @@ def widest(a: Ty, b: Ty) -> Ty | None:
             return None
         s = max(x.s, y.s)
         p = max(x.p - x.s, y.p - y.s) + s
-        return Ty("decimal", p, s) if p <= MAX_PRECISION else None
+        duck = max(x.duck_p - x.s, y.duck_p - y.s) + s
+        if p > MAX_PRECISION or duck > MAX_PRECISION:
+            return None
+        return Ty("decimal", p, s, dp=duck if duck != p else 0)
     return None
 
 
@@ -191,13 +202,17 @@ def _arith(op: exp.Expr, a: Ty, b: Ty) -> Ty:
         if isinstance(op, (exp.Add, exp.Sub)):
             s = max(x.s, y.s)
             p = max(x.p - x.s, y.p - y.s) + s + 1
+            duck = max(x.duck_p - x.s, y.duck_p - y.s) + s + 1
         elif isinstance(op, exp.Mul):
             p, s = x.p + y.p + 1, x.s + y.s
+            duck = x.duck_p + y.duck_p
         else:  # %
             s = max(x.s, y.s)
             p = min(x.p - x.s, y.p - y.s) + s
+            duck = max(x.duck_p - x.s, y.duck_p - y.s) + s
+        duck = min(duck, MAX_PRECISION)  # DuckDB keeps the scale and caps the precision
         if p <= MAX_PRECISION:
-            return Ty("decimal", p, s)
+            return Ty("decimal", p, s, dp=duck if duck > p else 0)
         bp, bs = spark_bounded(p, s)
         # Spark keeps the scale when it is at most 6 (else it lowers it: not exact)
         return (
@@ -284,6 +299,9 @@ class Typer:
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return _of_datatype(node.to)
         if isinstance(node, exp.Neg):
+            if isinstance(node.this, exp.Literal) and _INT_TEXT.match(node.this.name):
+                value = int(node.this.name)  # -2147483648 is an INT literal in both engines
+                return Ty("int", 10) if value <= 2**31 else BIGINT if value <= 2**63 else Ty("hugeint")
             inner = self(node.this)
             return inner if inner.cls in ("int", "decimal", "double", "float", "interval") else UNKNOWN
         if isinstance(node, (exp.Predicate, exp.Not, exp.And, exp.Or, exp.Exists)):
@@ -308,7 +326,7 @@ class Typer:
             inner = self(node.this)
             if inner.cls == "decimal":
                 p, s = spark_bounded(inner.p + 10, inner.s)
-                return Ty("decimal", p, s, exact=inner.exact)
+                return Ty("decimal", p, s, exact=inner.exact, dp=MAX_PRECISION if p < MAX_PRECISION else 0)
             return BIGINT if inner.cls == "int" else inner
         if isinstance(node, exp.Avg):
             inner = self(node.this)
@@ -321,7 +339,9 @@ class Typer:
         if isinstance(node, (exp.Ceil, exp.Floor)):
             inner = self(node.this)
             if inner.cls == "decimal" and inner.exact and node.args.get("decimals") is None:
-                return Ty("decimal", min(inner.p - inner.s + 1, MAX_PRECISION), 0)
+                p = min(inner.p - inner.s + 1, MAX_PRECISION)
+                duck = inner.duck_p  # DuckDB keeps the operand's precision
+                return Ty("decimal", p, 0, dp=duck if duck > p else 0)
             return BIGINT if inner.cls in ("int", "float", "double") else Ty(inner.cls, exact=False)
         if isinstance(node, exp.TimestampTrunc) and self.source == "spark":
             return Ty("timestamp")  # Spark's date_trunc returns a TIMESTAMP whatever it is given
