@@ -228,3 +228,30 @@ def test_a_null_value_in_a_subquery_is_refused(sql: str) -> None:
     """Spark folds ``NULL IN (SELECT ...)`` to NULL even for an empty subquery; the others give FALSE."""
     assert codes(sql) == ("in-subquery-null",)
     assert codes(sql, "spark", "duckdb") == ("in-subquery-null",)
+
+
+def test_integer_arithmetic_from_duckdb_becomes_sparks_try_functions() -> None:
+    """DuckDB raises on every integer overflow it computes, but skips values Spark computes (the
+    cheaper conjunct first, projections under a LIMIT): Spark's try_* give the same values where
+    DuckDB computed them, and NULL rather than an ANSI error where it did not."""
+    out = tr(
+        "SELECT qty + 1, qty * order_id, -qty, abs(qty) FROM orders WHERE 1 < abs(qty) AND qty - 2 > qty",
+        "spark",
+        source="duckdb",
+    ).sql
+    assert "TRY_ADD(orders.qty, 1)" in out
+    assert "TRY_MULTIPLY(orders.qty, orders.order_id)" in out
+    assert "TRY_SUBTRACT(0, orders.qty)" in out
+    assert "IF(orders.qty < 0, TRY_SUBTRACT(0, orders.qty), orders.qty)" in out
+    assert "TRY_SUBTRACT(orders.qty, 2) > orders.qty" in out
+    assert codes("SELECT abs(qty + 1) FROM orders", "spark", "duckdb") == ("integer-overflow",)
+
+
+@pytest.mark.parametrize("source", ["spark", "duckdb"])
+def test_decimal_unification_is_checked_against_duckdbs_types_too(source: str) -> None:
+    """DuckDB's sum of a DECIMAL(10, 2) is a DECIMAL(38, 2) (Spark's a DECIMAL(20, 2)), and beside a
+    DECIMAL(4, 3) DuckDB keeps 38 digits and drops the third decimal place."""
+    target = "duckdb" if source == "spark" else "spark"
+    sql = "SELECT 1.555 AS c FROM orders UNION ALL SELECT sum(amount) FROM orders"
+    assert codes(sql, target, source) == ("type-signature",)
+    assert tr(sql.replace("1.555", "1.5"), target, source=source).sql.startswith("SELECT")
