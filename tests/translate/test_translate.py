@@ -255,3 +255,9 @@ def test_decimal_unification_is_checked_against_duckdbs_types_too(source: str) -
     sql = "SELECT 1.555 AS c FROM orders UNION ALL SELECT sum(amount) FROM orders"
     assert codes(sql, target, source) == ("type-signature",)
     assert tr(sql.replace("1.555", "1.5"), target, source=source).sql.startswith("SELECT")
+
+
+def test_a_sum_of_rounded_integers_from_duckdb_is_summed_as_a_hugeint() -> None:
+    """DuckDB's round of a BIGINT is a BIGINT, summed in HUGEINT; Spark's BIGINT sum overflows."""
+    out = tr("SELECT sum(round(order_id)) FROM orders", "spark", source="duckdb").sql
+    assert "SUM(CAST(ROUND(orders.order_id) AS DECIMAL(38, 0)))" in out

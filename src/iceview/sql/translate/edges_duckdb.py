@@ -77,8 +77,15 @@ def _int_div_operands(node: exp.Expr, ctx: Context) -> None:
 INT_DIV_OPERANDS = Check("// of integers", (_int_div_operands,), ("div-semantics",))
 
 
+def _sum_operand_kind(operand: exp.Expr) -> exp.DType | None:
+    inner = operand.this if isinstance(operand, exp.Paren) else operand
+    if isinstance(inner, exp.Round) and _kind(inner.this) in INTEGERS:
+        return _kind(inner.this)  # round of an integer is that integer type in both engines
+    return _kind(operand)
+
+
 def _sum_in_decimal(node: exp.Expr, ctx: Context) -> None:
-    k = _kind(node.this)
+    k = _sum_operand_kind(node.this)
     if k is None:
         ctx.add(
             "integer-overflow",
