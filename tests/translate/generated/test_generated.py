@@ -199,7 +199,7 @@ def test_the_generator_catches_and_shrinks_a_wrong_translation(
     engines.mode("false")
     found: list[Mismatch] = []
     planted: list[Mismatch] = []
-    for seed in (7, 8, 9):  # a seed whose filters all happen to be refused would prove nothing
+    for seed in (8, 7, 9):  # a seed whose filters all happen to be refused would prove nothing
         monkeypatch.setattr(runner, "_translate", wrong)
         _, found = run_leg(
             engines,
