@@ -60,7 +60,7 @@ class DuckDBViews:
       reads (from the catalog), so the type-aware rules apply, and the Spark semantics its version
       records (:func:`iceview.sql.translate.spark_ansi_mode`). With ``strict`` (default) unsafe SQL
       raises :class:`~iceview.errors.ViewTranslationRefusedError` (the view, its dialects, each
-      construct); without it the issues are collected in :attr:`warnings`. ``False`` reads only
+      construct); without it the issues are collected in :attr:`warnings` (each translation once). ``False`` reads only
       ``duckdb`` representations; or pass any ``(sql, from_dialect, to_dialect) -> sql`` hook
       (:func:`iceview.sql.translation_hook`).
     * ``known_catalogs``: more catalog names a qualified name may start with.
@@ -201,8 +201,10 @@ class DuckDBViews:
             strict=self.strict,
             spark_ansi=spark_ansi_mode(version.summary, metadata.properties),
         )
-        if isinstance(read.translation, Translation) and read.translation.warnings:
-            self.warnings.append(read.translation)
+        translation = read.translation
+        # a view is resolved more than once per query (its columns, then the query itself)
+        if isinstance(translation, Translation) and translation.warnings and translation not in self.warnings:
+            self.warnings.append(translation)
         return ResolvedView.with_sql(name, metadata, read.sql, read.dialect)
 
     def _schemas(
