@@ -61,8 +61,8 @@ class DuckDBViews:
       records (:func:`iceview.sql.translate.spark_ansi_mode`). With ``strict`` (default) unsafe SQL
       raises :class:`~iceview.errors.ViewTranslationRefusedError` (the view, its dialects, each
       construct); without it the issues are collected in :attr:`warnings` (each translation
-      once). ``False`` reads only ``duckdb`` representations; or pass any ``(sql, from_dialect, to_dialect) -> sql`` hook
-      (:func:`iceview.sql.translation_hook`).
+      once). ``False`` reads only ``duckdb`` representations; or pass any
+      ``(sql, from_dialect, to_dialect) -> sql`` hook (:func:`iceview.sql.translation_hook`).
     * ``known_catalogs``: more catalog names a qualified name may start with.
     """
 
