@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from iceview.sql.translate.checks import INTEGERS
 from iceview.sql.translate.checks import kind_of as _kind
-from iceview.sql.translate.edges import _decimal
+from iceview.sql.translate.edges import _decimal, _is_literal
 from iceview.sql.translate.policy import Check, Context, Rewrite
 
 _T = exp.DataType.Type
@@ -116,11 +116,6 @@ def _operands(node: exp.Expr) -> list[exp.Expr]:
     return [node.this]
 
 
-def _literal(node: exp.Expr) -> bool:
-    inner = node.this if isinstance(node, (exp.Paren, exp.Neg)) else node
-    return isinstance(inner, exp.Literal)
-
-
 def _plain(node: exp.Expr) -> bool:
     """A column or a literal: safe to name twice."""
     inner = node.this if isinstance(node, exp.Paren) else node
@@ -129,7 +124,7 @@ def _plain(node: exp.Expr) -> bool:
 
 def _try_integer_arithmetic(node: exp.Expr, ctx: Context) -> None:
     operands = _operands(node)
-    if all(_literal(o) for o in operands) or not all(_kind(o) in INTEGERS for o in operands):
+    if all(_is_literal(o) for o in operands) or not all(_kind(o) in INTEGERS for o in operands):
         return
     if isinstance(node, exp.Abs) and not _plain(node.this):
         ctx.add(

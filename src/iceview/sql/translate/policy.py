@@ -274,7 +274,7 @@ class RuleTable:
             rule = self.lookup(node, ctx)
             if rule is not None:
                 rule.policy.apply(node, ctx)
-        depth = {id(node): _depth(node) for _, node in ctx.rewrites}
+        depth = {id(node): node.depth for _, node in ctx.rewrites}
         for rewrite, node in sorted(ctx.rewrites, key=lambda pair: -depth[id(pair[1])]):
             rewrite.fn(node)
         ctx.rewrites.clear()
@@ -283,15 +283,6 @@ class RuleTable:
     def codes(self) -> frozenset[str]:
         """Every refusal code a rule of the table may give."""
         return frozenset(c for r in self.rules for c in r.codes())
-
-
-def _depth(node: exp.Expr) -> int:
-    depth = 0
-    parent = node.parent
-    while parent is not None:
-        depth += 1
-        parent = parent.parent
-    return depth
 
 
 def on_allow_list(node: exp.Expr, ctx: Context) -> bool:

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from iceview.sql.translate.checks import decimal_params, type_of
+from iceview.sql.translate.checks import INTEGERS, decimal_params, type_of
 from iceview.sql.translate.model import short
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.spark_typing import MAX_PRECISION, Ty, Typer
 
 _T = exp.DataType.Type
-
-_INTEGER_TYPES = frozenset({_T.TINYINT, _T.SMALLINT, _T.INT, _T.BIGINT})
 
 _DAY_UNITS = frozenset(
     {"DAY", "DAYS", "WEEK", "WEEKS", "MONTH", "MONTHS", "QUARTER", "QUARTERS", "YEAR", "YEARS"}
@@ -100,7 +98,7 @@ def folded_int(node: exp.Expr) -> int | None:
         return folded_int(node.this)
     if isinstance(node, exp.Literal) and not node.is_string and node.name.isdigit():
         return int(node.name)
-    if isinstance(node, exp.Cast) and node.to.this in _INTEGER_TYPES:
+    if isinstance(node, exp.Cast) and node.to.this in INTEGERS:
         return folded_int(node.this)
     if isinstance(node, (exp.Neg, exp.Abs)):
         inner = folded_int(node.this)
