@@ -8,18 +8,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from translate.generated.runner import LEGS, Engines, as_json, check, leg_name, run_leg
+from translate.generated.runner import LEGS, TRINO_LEGS, Engines, as_json, check, leg_name, run_leg
 
 
 def replay(engines: Engines, found: Path) -> int:
     """Run every minimised mismatch of ``found`` again; the number still wrong."""
     cases = [json.loads(line) for line in found.read_text().splitlines() if line.strip()]
     still = 0
-    for leg in LEGS:
+    for leg in (*LEGS, *TRINO_LEGS):
         mine = [c for c in cases if c["leg"] == leg_name(leg)]
+        if mine and "trino" in leg[:2] and engines.trino is None:
+            print(f"  {len(mine)} cases of {leg_name(leg)} not run: give --trino", flush=True)
+            continue
         if mine:
             engines.mode(leg[2])
         for case in mine:
@@ -31,6 +36,15 @@ def replay(engines: Engines, found: Path) -> int:
                 )
     print(f"{still} of {len(cases)} in {found} still wrong")
     return still
+
+
+def _stop(engines: Engines, spark: Any, servers: Any) -> None:
+    engines.close()
+    spark.stop()
+    if engines.trino is not None:
+        engines.trino.close()
+    for server in servers or ():
+        server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,24 +59,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shrink-seconds", type=float, default=20.0)
     parser.add_argument("--max-shrinks", type=int, default=25, help="per leg")
     parser.add_argument("--leg", action="append", help="only these legs, e.g. 'spark->duckdb ansi=true'")
+    parser.add_argument(
+        "--trino", action="store_true", help="the legs with Trino (starts iceview serve and Trino)"
+    )
     args = parser.parse_args(argv)
     if args.seed is None and args.replay is None:
         parser.error("give --seed N (or --replay FILE)")
 
     from fixtures.java_session import build_spark
 
-    legs = [leg for leg in LEGS if not args.leg or leg_name(leg) in args.leg]
+    legs = [leg for leg in (TRINO_LEGS if args.trino else LEGS) if not args.leg or leg_name(leg) in args.leg]
     started = time.monotonic()
+    trino = servers = None
+    if args.trino:
+        from translate.generated.trino_engine import Trino, start_standalone
+
+        servers = start_standalone(tempfile.mkdtemp(prefix="iceview-fuzz-trino-"))
+        trino = Trino("127.0.0.1", servers[0].port)
+        print(f"Trino up in {time.monotonic() - started:.0f} s; {trino.wait_for_table()} rows", flush=True)
     spark = build_spark()
-    engines = Engines(spark)
+    engines = Engines(spark, trino)
     print(f"Spark up in {time.monotonic() - started:.0f} s; {len(legs)} legs, seed {args.seed}", flush=True)
     total = 0
     if args.replay is not None:
         try:
             return 1 if replay(engines, args.replay) else 0
         finally:
-            engines.close()
-            spark.stop()
+            _stop(engines, spark, servers)
     try:
         with args.out.open("w") as out:
             for leg in legs:
@@ -87,8 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                         flush=True,
                     )
     finally:
-        engines.close()
-        spark.stop()
+        _stop(engines, spark, servers)
     print(f"{total} mismatched; minimised ones in {args.out}")
     return 1 if total else 0
 

@@ -27,6 +27,7 @@ from iceview.errors import TranslationError
 from iceview.sql import UnsafeTranslationError, translate
 from translate.generated.data import CATALOG, GEN, NAME, NAMESPACE, ZONE, duckdb_connection, spark_frame
 from translate.generated.grammar import Gen
+from translate.generated.trino_engine import TYPE_NAMES, NotAViewType, iceberg_type, spark_iceberg_type
 from translate.typed_rows import (
     DuckdbNotAViewType,
     SparkNotAViewType,
@@ -43,6 +44,17 @@ LEGS: tuple[tuple[str, str, str], ...] = (
     ("duckdb", "spark", "true"),
 )
 """(source, target, spark.sql.ansi.enabled)."""
+
+TRINO_LEGS: tuple[tuple[str, str, str], ...] = (
+    ("spark", "trino", "false"),
+    ("spark", "trino", "true"),
+    ("trino", "spark", "false"),
+    ("trino", "spark", "true"),
+    ("duckdb", "trino", "none"),
+    ("trino", "duckdb", "none"),
+)
+"""The legs with Trino (``trino_engine.py``); between DuckDB and Trino no Spark mode applies. A
+Trino query is a generated Spark or DuckDB query translated into Trino (``Gen`` writes no Trino)."""
 
 
 def leg_name(leg: tuple[str, str, str]) -> str:
@@ -102,12 +114,15 @@ class Stats:
     refused: int = 0
     equal: int = 0
     mismatched: int = 0
+    no_trino_text: int = 0
+    """Generated for a Trino leg, but not translatable into Trino (so no Trino query)."""
     refusals: Counter[str] = field(default_factory=Counter)
 
     def line(self, name: str) -> str:
         codes = ", ".join(f"{c} {n}" for c, n in self.refusals.most_common())
+        trino = f" (no Trino text {self.no_trino_text})" if self.no_trino_text else ""
         return (
-            f"{name}: generated {self.generated}, ran in source {self.ran_in_source} "
+            f"{name}: generated {self.generated}{trino}, ran in source {self.ran_in_source} "
             f"(source errors {self.source_errors}, not a view type {self.not_a_view}), "
             f"translated {self.translated}, refused {self.refused}, equal {self.equal}, "
             f"mismatched {self.mismatched}; refusals: {codes}"
@@ -126,8 +141,9 @@ class Engines:
     """The Spark session (the table as temp view ``t``, session zone :data:`ZONE`) and a DuckDB
     connection (the table as ``edge.db.t``, zone :data:`ZONE`)."""
 
-    def __init__(self, spark: Any) -> None:
+    def __init__(self, spark: Any, trino: Any = None) -> None:
         self.spark = spark
+        self.trino = trino  # a trino_engine.Trino, for TRINO_LEGS
         self._saved = {k: spark.conf.get(k) for k in (*_SETTINGS, "spark.sql.ansi.enabled")}
         for k, v in _SETTINGS.items():
             spark.conf.set(k, v)
@@ -144,7 +160,8 @@ class Engines:
         self.con.close()
 
     def mode(self, ansi: str) -> None:
-        self.spark.conf.set("spark.sql.ansi.enabled", ansi)
+        if ansi in ("true", "false"):
+            self.spark.conf.set("spark.sql.ansi.enabled", ansi)
 
     # ------------------------------------------------------------------------------------------
 
@@ -174,13 +191,21 @@ def _translate(sql: str, source: str, target: str, ansi: bool | None) -> str:
     ).sql
 
 
+def trino_text(sql: str, source: str) -> str | None:
+    """A generated ``source`` query as a Trino query (its translation), or None when refused."""
+    try:
+        return _translate(sql, source, "trino", None)
+    except TranslationError:
+        return None
+
+
 def translation_of(
     sql: str, source: str, target: str, ansi: str
 ) -> tuple[str | None, bool | None, tuple[str, ...]]:
     """The translation (mode-free, else for the leg's mode), the ``spark_ansi`` it was made with,
     and the refusal codes when there is none."""
     codes: tuple[str, ...] = ()
-    for mode in (None, ansi == "true"):
+    for mode in (None, ansi == "true") if ansi in ("true", "false") else (None,):
         try:
             return _translate(sql, source, target, mode), mode, ()
         except UnsafeTranslationError as e:
@@ -212,6 +237,25 @@ def _ordered(sql: str, dialect: str) -> bool:
     return isinstance(tree, exp.Select) and tree.args.get("order") is not None
 
 
+def _source_rows(
+    engines: Engines, source: str, target: str, sql: str
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The query's rows in ``source``, and the types of its columns in ``target``'s names (the
+    view's column types, which the translation's columns are cast to)."""
+    if source == "spark":
+        fields, rows = engines.spark_rows(sql)
+        if target == "duckdb":
+            return [spark_type_to_duckdb(f.dataType) for f in fields], rows
+        return [TYPE_NAMES[target](spark_iceberg_type(f.dataType)) for f in fields], rows
+    if source == "duckdb":
+        duck_types, rows = engines.duck_rows(sql)
+        if target == "spark":
+            return [spark_type_of(t) for t in duck_types], rows
+        return [TYPE_NAMES[target](iceberg_type(t, "duckdb")) for t in duck_types], rows
+    trino_types, rows = engines.trino.rows(sql)
+    return [TYPE_NAMES[target](iceberg_type(t, "trino")) for t in trino_types], rows
+
+
 def check(
     engines: Engines, leg: tuple[str, str, str], sql: str, *, mode: bool | str | None = "any"
 ) -> Verdict:
@@ -219,18 +263,12 @@ def check(
     ``spark_ansi`` of the translation (while shrinking: the one the mismatch was found with)."""
     source, target, ansi = leg
     try:
-        if source == "spark":
-            fields, rows = engines.spark_rows(sql)
-            types = [spark_type_to_duckdb(f.dataType) for f in fields]
-            maps = frozenset(k for k, t in enumerate(types) if t.startswith("MAP("))
-        else:
-            duck_types, rows = engines.duck_rows(sql)
-            types = [spark_type_of(t) for t in duck_types]
-            maps = frozenset(k for k, t in enumerate(types) if t.startswith("MAP<"))
-    except (SparkNotAViewType, DuckdbNotAViewType) as e:
+        types, rows = _source_rows(engines, source, target, sql)
+    except (SparkNotAViewType, DuckdbNotAViewType, NotAViewType) as e:
         return Verdict("not-a-view", sql, detail=str(e))
     except Exception as e:
         return Verdict("source-error", sql, detail=str(e).splitlines()[0][:200])
+    maps = frozenset(k for k, t in enumerate(types) if t.upper().startswith("MAP"))
     if mode == "any":
         out, used, codes = translation_of(sql, source, target, ansi)
     else:
@@ -240,11 +278,16 @@ def check(
             out, used, codes = None, None, tuple(getattr(e, "codes", ("error",)))
     if out is None:
         return Verdict("refused", sql, codes=codes, source_rows=rows)
+    ordered = _ordered(sql, source)
     names = [f"__c{k}" for k in range(len(types))]
     casts = ", ".join(f"CAST({n} AS {t}) AS {n}" for n, t in zip(names, types, strict=True))
     try:
         if target == "duckdb":
             _, got = engines.duck_rows(f"SELECT {casts} FROM ({out}) AS __v({', '.join(names)})")
+        elif target == "trino" and ordered:  # Trino drops a subquery's ORDER BY: not wrapped
+            _, got = engines.trino.rows(out)
+        elif target == "trino":
+            _, got = engines.trino.rows(f"SELECT {casts} FROM ({out}) AS __v({', '.join(names)})")
         else:
             _, got = engines.spark_rows(f"SELECT {casts} FROM ({_spark_of(out)}) AS __v({', '.join(names)})")
     except Exception as e:
@@ -256,9 +299,9 @@ def check(
             source_rows=rows,
             detail=f"{target} raises: {_error(e)}",
         )
-    a = [tuple(map_entries(v, maps, k, source == "spark") for k, v in enumerate(r)) for r in rows]
-    b = [tuple(map_entries(v, maps, k, target == "spark") for k, v in enumerate(r)) for r in got]
-    diff = rows_differ(a, b, _ordered(sql, source))
+    a = [tuple(map_entries(v, maps, k, source != "duckdb") for k, v in enumerate(r)) for r in rows]
+    b = [tuple(map_entries(v, maps, k, target != "duckdb") for k, v in enumerate(r)) for r in got]
+    diff = rows_differ(a, b, ordered)
     if diff is None:
         return Verdict("equal", sql, out, used, source_rows=rows, target_rows=got)
     return Verdict(
@@ -431,15 +474,22 @@ def run_leg(
     source, target, ansi = leg
     engines.mode(ansi)
     rng = random.Random(f"{seed}:{leg_name(leg)}")
-    gen = Gen(rng, source, target)
+    gens = [Gen(rng, base, target) for base in (("spark", "duckdb") if source == "trino" else (source,))]
     stats = Stats()
     mismatches: list[Mismatch] = []
     minimal: set[str] = set()
     signatures: set[tuple[str, str, tuple[str, ...]]] = set()
     deadline = time.monotonic() + seconds
     while stats.generated < max_queries and time.monotonic() < deadline:
+        gen = gens[0] if len(gens) == 1 else rng.choice(gens)  # one: the seeds' queries as before
         sql, shape = gen.query(shapes)
         stats.generated += 1
+        if source == "trino":
+            trino_sql = trino_text(sql, gen.source)
+            if trino_sql is None:
+                stats.no_trino_text += 1
+                continue
+            sql = trino_sql
         v = check(engines, leg, sql)
         if v.status == "source-error":
             stats.source_errors += 1
