@@ -145,6 +145,18 @@ EVIDENCE_FROM_DUCKDB: dict[str, tuple[str, ...]] = {
     "ConcatWs": ("e:concat_ws('-', s, grp)", "e:concat_ws(', ', s, NULL, grp)", "e:concat_ws(s, 'a', 'b')"),
     "StrPosition": ("e:strpos(s, 'a')", "e:strpos(s, 'ß')", "e:strpos(s, '')", "e:instr(s, 'İ')"),
     "Substring": ("e:substr(s, 2, 3)", "e:substring(s, 1, 1)", "e:substr(s, 3)", "e:substr(s, 2, 0)"),
+    "Interval": (
+        "e:ts + INTERVAL 1 DAY",
+        "e:ts + INTERVAL '-13' MONTH",
+        "e:ts + INTERVAL '1.5' SECOND",
+        "e:ts + INTERVAL '2 days'",
+        "e:ts - INTERVAL '1 year 1 month'",
+        "e:ts + INTERVAL '3 hours 4 minutes'",
+    ),
+    "CTE with a MATERIALIZED hint": (
+        "q:WITH c AS MATERIALIZED (SELECT id, i FROM t) SELECT id, i AS c FROM c WHERE i > 3",
+        "q:WITH c AS NOT MATERIALIZED (SELECT id, s FROM t) SELECT id, s AS c FROM c",
+    ),
     "StartsWith": ("e:starts_with(s, 'a')", "e:starts_with(s, '')", "e:starts_with(s, 'ß')"),
     "Pad": ("e:lpad(s, 5, '*')", "e:rpad(s, 3, 'xy')", "e:lpad(s, 0, '*')", "e:lpad(grp, 4, 'ä')"),
     "Greatest": (

@@ -9,15 +9,15 @@ from iceview.sql import Translation, UnsafeTranslationError, translate
 from translate.edge_data import CATALOG, EDGE, NAME, NAMESPACE
 
 
-def tr(sql: str, target: str = "duckdb") -> Translation:
+def tr(sql: str, target: str = "duckdb", source: str = "spark") -> Translation:
     return translate(
-        sql, "spark", target, default_catalog=CATALOG, default_namespace=[NAMESPACE], schemas={NAME: EDGE}
+        sql, source, target, default_catalog=CATALOG, default_namespace=[NAMESPACE], schemas={NAME: EDGE}
     )
 
 
-def refused(sql: str, target: str = "duckdb") -> tuple[str, ...]:
+def refused(sql: str, target: str = "duckdb", source: str = "spark") -> tuple[str, ...]:
     with pytest.raises(UnsafeTranslationError) as e:
-        tr(sql, target)
+        tr(sql, target, source)
     return e.value.codes
 
 
@@ -84,18 +84,79 @@ def test_decimal_products_are_widened_to_sparks_precision() -> None:
     assert "t.dec0 * t.dec0" in tr("SELECT dec0 * dec0 AS c FROM t").sql
 
 
-def test_decimal_avg_and_division_are_cast_to_sparks_type() -> None:
-    # within a double's 15 digits DuckDB's double is cast to Spark's result type
-    assert "CAST(AVG(t.dec2) AS DECIMAL(14, 6))" in tr("SELECT avg(dec2) AS c FROM t").sql
-    assert "CAST(AVG(t.dec0) AS DECIMAL(9, 4))" in tr("SELECT avg(dec0) AS c FROM t").sql
+def test_decimal_avg_and_division_are_exact_in_duckdb() -> None:
+    # Spark rounds the exact quotient half up; DuckDB's double falls on either side of a tie
+    # (5.55 / 160 = 0.0346875; an avg over 32 rows), so the quotient is computed in HUGEINTs
+    avg = tr("SELECT avg(dec2) AS c FROM t").sql
+    assert "AVG(" not in avg and "SUM(t.dec2)" in avg and "COUNT(t.dec2)" in avg and "// " in avg
+    assert avg.endswith("AS DECIMAL(14, 6)) END AS c FROM edge.db.t AS t")
+    assert "AS DECIMAL(9, 4)) END" in tr("SELECT avg(dec0) AS c FROM t").sql
     window = tr("SELECT avg(dec2) OVER (PARTITION BY grp) AS c FROM t").sql
-    assert "CAST(AVG(t.dec2) OVER (PARTITION BY t.grp) AS DECIMAL(14, 6))" in window
-    # DECIMAL(10, 2) / 3 (DECIMAL(1, 0)): scale max(6, 2 + 1 + 1), precision 10 - 2 + 0 + 6
-    assert "AS DECIMAL(14, 6))" in tr("SELECT dec2 / 3 AS c FROM t").sql
+    assert (
+        "SUM(t.dec2) OVER (PARTITION BY t.grp)" in window
+        and "COUNT(t.dec2) OVER (PARTITION BY t.grp)" in window
+    )
+    # DECIMAL(10, 2) / 3 (an integer literal is DECIMAL(1, 0) beside a decimal): DECIMAL(14, 6)
+    quotient = tr("SELECT dec2 / 3 AS c FROM t").sql
+    assert "AS DECIMAL(14, 6))" in quotient and " / " not in quotient and "CASE WHEN 3 = 0" not in quotient
+    assert "CASE WHEN NULLIF(t.dec0, 0) = 0 THEN NULL" in tr("SELECT dec2 / NULLIF(dec0, 0) AS c FROM t").sql
     # a floating-point sum depends on the order of addition (found by the generated queries)
     assert "floating-aggregate" in refused("SELECT avg(d) AS c FROM t")
-    # beyond 15 digits a double is not exact: refused
-    assert "decimal-division" in refused("SELECT dec2 / NULLIF(dec0, 0) AS c FROM t")
+    # beyond what 128-bit integers hold: refused
+    assert "decimal-division" in refused("SELECT dec10 / NULLIF(dec10, 0) AS c FROM t")
+
+
+def test_exact_decimal_quotients_round_half_up_in_duckdb() -> None:
+    from decimal import ROUND_HALF_UP
+    from decimal import Decimal as D
+
+    from sqlglot import exp
+
+    import duckdb
+    from iceview.sql.translate.exact_decimals import exact_quotient
+
+    con = duckdb.connect()
+    cases = [("5.55", 2, "160", 0, (14, 6)), ("-5.55", 2, "160", 0, (14, 6)), ("7.77", 2, "-800", 0, (14, 6))]
+    cases += [
+        ("0.01", 2, "32", 0, (14, 6)),
+        ("99999999.99", 2, "0.07", 2, (21, 10)),
+        ("1", 0, "3", 0, (7, 6)),
+    ]
+    for a, sa, b, sb, result in cases:
+        a_node = exp.Cast(this=exp.Literal.string(a), to=exp.DataType.build(f"DECIMAL(12, {sa})"))
+        b_node = exp.Cast(this=exp.Literal.string(b), to=exp.DataType.build(f"DECIMAL(12, {sb})"))
+        sql = exact_quotient(a_node, b_node, sa, sb, result).sql("duckdb")
+        got = con.execute(f"SELECT {sql}").fetchone()[0]
+        want = (D(a) / D(b)).quantize(D(1).scaleb(-result[1]), rounding=ROUND_HALF_UP)
+        assert got == want, (a, b, got, want)
+    zero = exp.Cast(this=exp.Literal.string("0"), to=exp.DataType.build("DECIMAL(12, 0)"))
+    one = exp.Cast(this=exp.Literal.string("1"), to=exp.DataType.build("DECIMAL(12, 0)"))
+    assert (
+        con.execute(f"SELECT {exact_quotient(one, zero, 0, 0, (13, 6)).sql('duckdb')}").fetchone()[0] is None
+    )
+
+
+def test_decimal_products_are_widened_by_sparks_types_of_their_operands() -> None:
+    # found by an outside check: the widening cast took sqlglot's scale of a compound operand
+    assert (
+        "CAST(CAST(t.dec2 AS DECIMAL(38, 2)) * t.dec2 AS DECIMAL(38, 4)) * t.dec2"
+        in tr("SELECT dec2 * dec2 * dec2 AS c FROM t").sql
+    )
+    assert "CAST(t.dec2 * 1.5 AS DECIMAL(38, 3)) * t.dec2" in tr("SELECT dec2 * 1.5 * dec2 AS c FROM t").sql
+    assert "CAST(t.i * 1.5 AS DECIMAL(38, 1)) * t.dec2" in tr("SELECT i * 1.5 * dec2 AS c FROM t").sql
+
+
+def test_what_an_outside_check_found_between_spark_and_duckdb() -> None:
+    assert "bit-shift" in refused("SELECT shiftleft(i, 2) AS c FROM t")
+    assert "bit-shift" in refused("SELECT shiftright(l, 65) AS c FROM t")
+    assert "bit-shift" in refused("SELECT i >> 33 AS c FROM t", "spark", "duckdb")
+    assert "substring-position" in refused("SELECT substring(s, 3, -2) AS c FROM t", "spark", "duckdb")
+    for interval in ("'1 month 1 day'", "'1.5 hours'", "'01:30:00'", "(i) DAY"):
+        assert "interval-literal" in refused(
+            f"SELECT ts + INTERVAL {interval} AS c FROM t", "spark", "duckdb"
+        ), interval
+    hinted = tr("WITH c AS MATERIALIZED (SELECT id FROM t) SELECT id FROM c", "spark", "duckdb").sql
+    assert "MATERIALIZED" not in hinted
 
 
 def test_sparks_decimal_result_types() -> None:

@@ -119,6 +119,8 @@ def norm(v: Any) -> Any:
     :func:`map_entries`) as sorted entries."""
     if isinstance(v, float) and math.isnan(v):
         return "NaN"
+    if isinstance(v, bytearray):  # Spark's BINARY; DuckDB's BLOB is bytes
+        return bytes(v)
     if isinstance(v, datetime.datetime) and v.tzinfo is not None:
         return v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
     if isinstance(v, MapEntries):

@@ -251,6 +251,9 @@ SCALARS: tuple[Template, ...] = (
     # dates and times
     _t("TsOrDsToDate", "any", "date", "to_date({0})", None),
     _t("TsOrDsAdd", "date int", "date", "date_add({0}, {1})", None),
+    _t("Interval", "ts lit:1|-1|31|0", "ts", None, "({0} + INTERVAL {1} DAY)"),
+    _t("Interval", "ts lit:1|-13|12", "ts", None, "({0} + INTERVAL {1} MONTH)"),
+    _t("Interval", "ts lit:1.5|-0.000001", "ts", None, "({0} + INTERVAL '{1}' SECOND)"),
     _t("AddMonths", "date lit:1|-1|12", "date", "add_months({0}, {1})", None),
     _t("LastDay", "date", "date", "last_day({0})"),
     _t("DateTrunc", "date lit:'MM'|'YEAR'|'Q'|'WEEK'", "date", "trunc({0}, {1})", None),

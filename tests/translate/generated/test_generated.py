@@ -62,6 +62,7 @@ NOT_GENERATED: dict[tuple[str, str], dict[str, str]] = {
         "Table": "every query reads t",
     },
     ("duckdb", "spark"): {
+        "CTE with a MATERIALIZED hint": "the hint is dropped: it changes how DuckDB runs a CTE, not its rows",
         "In": "drawn by the grammar (IN lists and IN subqueries)",
         "ORDER BY item": "drawn by the grammar (ORDER BY of projections and windows)",
         "equality comparison": "drawn by the grammar (=, <>, in filters, CASE and joins)",

@@ -149,38 +149,6 @@ ROUND_INTEGER = Check("round of an integer to tens", (_round_integer,), ("intege
 # decimals
 
 
-def _decimal_product(node: exp.Expr, ctx: Context) -> None:
-    a, b = _decimal(node.this), _decimal(node.expression)
-    if a is None or b is None or (_kind(node.this) != _T.DECIMAL and _kind(node.expression) != _T.DECIMAL):
-        return
-    if a[0] + b[0] + 1 > 38:
-        ctx.add(
-            "decimal-overflow",
-            node,
-            "a decimal product beyond 38 digits: Spark reduces the scale (legacy: NULL on overflow), DuckDB raises",
-        )
-    else:
-        ctx.rewrites.append((WIDEN_DECIMAL_PRODUCT, node))
-
-
-def _widen_product(node: exp.Expr) -> None:
-    if not isinstance(node, exp.Mul):
-        return
-    a, b = _decimal(node.this), _decimal(node.expression)
-    if a is None or b is None or a[0] + b[0] <= 18 or a[0] + b[0] + 1 > 38:
-        return
-    # DuckDB types DECIMAL(p1, s1) * DECIMAL(p2, s2) as DECIMAL(18, s1 + s2) unless an operand is wider
-    left = node.this
-    node.set(
-        "this",
-        exp.Cast(this=left.copy(), to=exp.DataType.build(f"DECIMAL(38, {a[1]})")),
-    )
-
-
-DECIMAL_PRODUCT = Check("decimal product within 38 digits", (_decimal_product,), ("decimal-overflow",))
-WIDEN_DECIMAL_PRODUCT = Rewrite("widen a decimal product to Spark's precision", _widen_product)
-
-
 MAX_PRECISION = 38
 MINIMUM_ADJUSTED_SCALE = 6
 
@@ -244,37 +212,6 @@ DECIMAL_DIVISION = Check(
     "decimal division within a double's digits", (_decimal_division,), ("decimal-division",)
 )
 DECIMAL_DIVISION_TYPE = Rewrite("CAST(a / b AS DECIMAL(Spark's precision, scale))", _cast_division)
-
-
-def _decimal_avg(node: exp.Expr, ctx: Context) -> None:
-    k = _kind(node.this)
-    if k == _T.DECIMAL:
-        d = _decimal(node.this)
-        if d is None or spark_avg_type(d)[0] > DOUBLE_DIGITS:
-            ctx.add(
-                "decimal-division",
-                node,
-                f"Spark's avg of a decimal is exact (DECIMAL(p + 4, s + 4)); DuckDB averages in doubles, exact to {DOUBLE_DIGITS} digits",
-            )
-        else:
-            ctx.rewrites.append((DECIMAL_AVG_TYPE, node))
-    elif k is None:
-        ctx.add("decimal-division", node, "avg of an operand of unknown type (pass the table schemas)")
-
-
-def _cast_avg(node: exp.Expr) -> None:
-    d = _decimal(node.this)
-    if d is None:
-        return
-    # a window or FILTER around the call is part of the value
-    target = node
-    while isinstance(target.parent, (exp.Window, exp.Filter)):
-        target = target.parent
-    _cast_to(target, *spark_avg_type(d))
-
-
-DECIMAL_AVG = Check("avg of a decimal within a double's digits", (_decimal_avg,), ("decimal-division",))
-DECIMAL_AVG_TYPE = Rewrite("CAST(avg(x) AS DECIMAL(p + 4, s + 4))", _cast_avg)
 
 
 def _div_operands(node: exp.Expr, ctx: Context) -> None:

@@ -18,7 +18,9 @@ from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import edges_both as eb
 from iceview.sql.translate import edges_duckdb as ed
+from iceview.sql.translate import exact_decimals as xd
 from iceview.sql.translate import into_spark as sp
+from iceview.sql.translate.blind_rules import BLIND_RULES
 from iceview.sql.translate.cross_rules import CROSS_RULES
 from iceview.sql.translate.model import TranslationIssue
 from iceview.sql.translate.policy import (
@@ -277,13 +279,13 @@ RULES = RuleTable(
         Rule(call(exp.ConcatWs), ANY, "trino", c.CONCAT_WS_TEXT),
         # found on edge data (tests/translate/test_edge.py): Spark's semantics against the targets'
         Rule(ARITHMETIC, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + e.INTERVAL_RESULT),
-        Rule(PRODUCT, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + e.DECIMAL_PRODUCT),
+        Rule(PRODUCT, "spark", ANY, c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + xd.DECIMAL_PRODUCT),
         Rule(construct(exp.Neg), "spark", ANY, e.INTEGER_OVERFLOW),
         Rule(call(exp.Abs), "spark", ANY, e.INTEGER_OVERFLOW),
         Rule(call(exp.Sum), "spark", ANY, e.SUM_OVERFLOW),
         Rule(call(exp.Round), "spark", ANY, c.ROUND_FLOATING + e.ROUND_INTEGER),
-        Rule(construct(exp.Div), "spark", ANY, e.DECIMAL_DIVISION),
-        Rule(call(exp.Avg), "spark", ANY, e.DECIMAL_AVG + e.AVG_OF_BIGINT),
+        Rule(construct(exp.Div), "spark", ANY, xd.DECIMAL_DIVISION),
+        Rule(call(exp.Avg), "spark", ANY, xd.DECIMAL_AVG + e.AVG_OF_BIGINT),
         Rule(DIV_BY_NON_ZERO, "spark", ANY, e.DIV_OPERANDS + e.DIV_MINUS_ONE),
         Rule(call(exp.Ceil, exp.Floor), "spark", ANY, e.FLOAT_TO_BIGINT),
         Rule(call(exp.Sign), "spark", ANY, e.NAN_SIGN),
@@ -361,6 +363,7 @@ RULES = RuleTable(
         Rule(BARE_DECIMAL, "spark", ANY, c.SPARK_DECIMAL),
         *TRINO_RULES,  # Trino's documented semantics (trino_rules.py, trino_reference.py)
         *CROSS_RULES,  # found by the corpora per source dialect (cross_rules.py)
+        *BLIND_RULES,  # found by an outside check (blind_rules.py)
     ]
 )
 """Every rule of the translation, by construct and direction."""

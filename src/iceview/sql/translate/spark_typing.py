@@ -145,6 +145,16 @@ def double_and_short_literal(a: Ty, b: Ty) -> bool:
     return double.exact and decimal.text == LITERAL
 
 
+def int_literal_as_decimal(node: exp.Expr, t: Ty) -> Ty:
+    """An integer literal's type beside a decimal (its own digits), else ``t``."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string and _INT_TEXT.match(node.name):
+        digits = max(1, len(node.name.lstrip("0")))
+        return Ty("decimal", digits, 0, dp=t.p if t.p > digits else 0)
+    return t
+
+
 def int_as_decimal(t: Ty) -> Ty:
     return Ty("decimal", t.p, 0) if t.cls == "int" else t
 
@@ -307,7 +317,14 @@ class Typer:
         if isinstance(node, (exp.Predicate, exp.Not, exp.And, exp.Or, exp.Exists)):
             return BOOL
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)):
-            return _arith(node, self(node.this), self(node.expression))
+            a, b = self(node.this), self(node.expression)
+            # Spark casts an integer literal beside a decimal to its own digits (DECIMAL(3, 0) for
+            # 160: spark.sql.legacy.literal.pickMinimumPrecision); DuckDB to an INTEGER's
+            if a.cls == "int" and b.cls == "decimal":
+                a = int_literal_as_decimal(node.this, a)
+            elif b.cls == "int" and a.cls == "decimal":
+                b = int_literal_as_decimal(node.expression, b)
+            return _arith(node, a, b)
         if isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least)):
             return self._unified([node.this, *node.expressions])
         if isinstance(node, exp.Nullif):
