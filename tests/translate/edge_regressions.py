@@ -117,10 +117,38 @@ REGRESSIONS: dict[str, tuple[str, ...]] = {
         "e:l div 2",
         "e:l % -1",
     ),
+    # an outside check on the final code of the third slice (1,383 queries, issue 27)
+    "regression: decimal products, quotients and averages": (
+        "e:dec2 * dec2 * dec2",
+        "e:dec2 * 1.5 * dec2",
+        "e:(dec2 + 0.005) * dec2",
+        "e:i * 1.5 * dec2",
+        "e:-(dec2 * 1.5) * dec2",
+        "e:dec2 / 160",
+        "e:dec2 / -160",
+        "e:dec2 / 1600",
+        "e:dec2 / 800",
+        "e:dec2 / 160 > 0.0346875",
+        "a:avg(dec2) * max(dec2)",
+        "q:SELECT id, avg(dec2) OVER (PARTITION BY grp) * dec2 AS c FROM t",
+        "q:SELECT id, x * dec2 AS c FROM (SELECT id, dec2 * 1.5 AS x, dec2 FROM t)",
+    ),
+    "regression: bit shifts": ("e:shiftleft(i, 2)", "e:shiftright(i, 33)", "e:shiftright(l, 65)"),
 }
 """Spark -> DuckDB."""
 
 REGRESSIONS_FROM_DUCKDB: dict[str, tuple[str, ...]] = {
+    # an outside check on the final code of the third slice (issue 27)
+    "regression: DuckDB's substring, intervals, shifts and CTE hints": (
+        "e:substring(s, 3, -2)",
+        "e:substring(s, 5, -10)",
+        "e:ts + INTERVAL '1 month 1 day'",
+        "e:ts + INTERVAL '1.5 hours'",
+        "e:ts + INTERVAL '1:30:00'",
+        "e:i >> 33",
+        "e:l >> 64",
+        "q:WITH c AS MATERIALIZED (SELECT id, i FROM t) SELECT id, i AS c FROM c WHERE i > 3",
+    ),
     "regression: DuckDB-only syntax": (
         "q:SELECT id AS c FROM t UNION ALL BY NAME SELECT id AS c FROM t",
         "e:s SIMILAR TO 'a.*'",

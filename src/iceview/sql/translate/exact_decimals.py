@@ -199,7 +199,7 @@ DECIMAL_DIVISION = Check("decimal division (exact)", (_decimal_division,), ("dec
 
 def _decimal_avg(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
-    ty = int_as_decimal(Typer(ctx.source, node.root())(node.this))
+    ty = Typer(ctx.source, node.root())(node.this)  # avg of an integer is a double
     if k is None and ty.cls == "unknown":
         ctx.add("decimal-division", node, "avg of an operand of unknown type (pass the table schemas)")
         return
