@@ -290,8 +290,9 @@ TRINO_CASES: list[SourceCase] = [
     case(
         "decimal_plus_big",
         "SELECT event_id, amount + big AS total FROM edge_events",
-        spark=EQUAL,
-        duckdb=EQUAL,
+        # beyond 38 digits Spark lowers the scale, Trino keeps it (found by running Trino)
+        spark="decimal-overflow",
+        duckdb="decimal-overflow (in spark)",
     ),
     case(
         "double_division",

@@ -42,7 +42,7 @@ def _decimal(node: exp.Expr) -> tuple[int, int] | None:
         node = node.this
     if isinstance(node, exp.Literal) and not node.is_string and INT_LITERAL.match(node.name):
         return max(1, len(node.name.lstrip("+-"))), 0
-    if _decimal_literal(node):
+    if decimal_literal(node):
         # Spark reads 2.5 as DECIMAL(2, 1) (sqlglot types it DOUBLE)
         whole, _, frac = node.name.lstrip("+-").partition(".")
         digits = len((whole + frac).lstrip("0")) or 1
@@ -60,7 +60,7 @@ def _decimal(node: exp.Expr) -> tuple[int, int] | None:
 _DECIMAL_LITERAL = re.compile(r"[+-]?[0-9]*\.[0-9]*\Z")
 
 
-def _decimal_literal(node: exp.Expr) -> bool:
+def decimal_literal(node: exp.Expr) -> bool:
     """A number literal with a point and no exponent: a decimal in Spark."""
     while isinstance(node, (exp.Paren, exp.Neg)):
         node = node.this
@@ -70,7 +70,7 @@ def _decimal_literal(node: exp.Expr) -> bool:
 def _decimal_operand(node: exp.Expr) -> bool:
     while isinstance(node, (exp.Paren, exp.Neg)):
         node = node.this
-    return _kind(node) == _T.DECIMAL or _decimal_literal(node)
+    return _kind(node) == _T.DECIMAL or decimal_literal(node)
 
 
 def _is_literal(node: exp.Expr) -> bool:
@@ -185,7 +185,7 @@ def _cast_to(node: exp.Expr, precision: int, scale: int) -> None:
 def _decimal_division(node: exp.Expr, ctx: Context) -> None:
     if not (_decimal_operand(node.this) or _decimal_operand(node.expression)):
         return
-    if any(_kind(o) in FLOATS and not _decimal_literal(o) for o in (node.this, node.expression)):
+    if any(_kind(o) in FLOATS and not decimal_literal(o) for o in (node.this, node.expression)):
         return  # a double divides in doubles in Spark too (sqlglot types 2.5 as a double)
     a, b = _decimal(node.this), _decimal(node.expression)
     if a is None or b is None:

@@ -14,6 +14,7 @@ from sqlglot import exp
 from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import into_spark as sp
+from iceview.sql.translate import trino_edges as te
 from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, cast_in_place, decimal_params, type_of
 from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import (
@@ -124,7 +125,7 @@ WIDEN_SUM = Rewrite("sum in Spark's result type", _widen_sum)
 
 def _decimal_avg(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
-    if k is None or k == _T.DECIMAL:
+    if k is None or k == _T.DECIMAL or e.decimal_literal(node.this):  # sqlglot types 1.5 as a double
         ctx.add(
             "decimal-avg",
             node,
@@ -508,13 +509,21 @@ TRINO_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Sum), "spark", "trino", e.SUM_OVERFLOW + _then(WIDEN_SUM)),
     Rule(call(exp.Avg), "spark", "trino", DECIMAL_AVG),
     Rule(call(exp.Min, exp.Max), "spark", "trino", NAN_ORDERING),
-    Rule(_COMPARISON, "spark", "trino", c.IMPLICIT_CONVERSION + NAN_COMPARISON),
+    Rule(
+        _COMPARISON,
+        "spark",
+        "trino",
+        c.IMPLICIT_CONVERSION + te.COMPARABLE + NAN_COMPARISON + te.PREDICATE_OPERANDS,
+    ),
     Rule(call(exp.Pow), "spark", "trino", JAVA_POW),
     Rule(_DIV_BY_NON_ZERO, "spark", "trino", e.DIV_OPERANDS + _then(INTEGER_DIV)),
     Rule(call(exp.TimeStrToTime), "spark", "trino", TEXT_TO_TIMESTAMP),
     Rule(call(exp.Round), "spark", "trino", c.ROUND_FLOATING + e.ROUND_INTEGER + ROUND_TIES),
     Rule(construct(exp.Div), "spark", "trino", e.DECIMAL_DIVISION + DECIMAL_QUOTIENT),
     Rule(call(exp.Right), "spark", "trino", e.POSITIVE_LENGTH + RIGHT_OF_COLUMN),
+    Rule(call(exp.Right), "duckdb", "trino", e.POSITIVE_LENGTH + RIGHT_OF_COLUMN),
+    Rule(call(exp.Min, exp.Max), "duckdb", "trino", NAN_ORDERING),
+    Rule(_DIV_BY_NON_ZERO, "duckdb", "trino", e.DIV_OPERANDS),
     Rule(call(exp.MD5), "spark", "trino", MD5_OF_TEXT),
     Rule(call(exp.AddMonths), "spark", "trino", ADD_MONTHS_OF_DATE),
     Rule(exactly(exp.DayOfWeek), "spark", "trino", SPARK_DAY_OF_WEEK),
@@ -527,15 +536,15 @@ TRINO_RULES: tuple[Rule, ...] = (
     *_from_trino(call(exp.Trim), TRIM_WHITESPACE),
     *_from_trino(call(exp.Replace), REPLACE_SEARCH),
     *_from_trino(call(exp.Upper, exp.Lower), e.UNICODE_CASE),
-    *_from_trino(call(exp.Avg), DECIMAL_AVG),
+    *_from_trino(call(exp.Avg), DECIMAL_AVG + te.REAL_AGGREGATE),
     *_from_trino(call(exp.Min, exp.Max), NAN_ORDERING),
     *_from_trino(_COMPARISON, c.IMPLICIT_CONVERSION + NAN_COMPARISON),
     # Trino raises on integer overflow; legacy Spark would wrap and return rows
-    Rule(_ARITHMETIC, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
-    Rule(_PRODUCT, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW),
+    Rule(_ARITHMETIC, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + te.DECIMAL_WITHIN_38),
+    Rule(_PRODUCT, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + te.DECIMAL_WITHIN_38),
     Rule(construct(exp.Neg), "trino", "spark", e.INTEGER_OVERFLOW),
     Rule(call(exp.Abs), "trino", "spark", e.INTEGER_OVERFLOW),
-    Rule(call(exp.Sum), "trino", "spark", e.SUM_OVERFLOW),
+    Rule(call(exp.Sum), "trino", "spark", e.SUM_OVERFLOW + te.REAL_AGGREGATE),
     Rule(construct(exp.Div), "trino", "spark", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
     Rule(construct(exp.Div), "trino", "duckdb", c.INTEGER_DIVISION + DECIMAL_QUOTIENT),
     # found on the edge table (tests/translate/test_edge_trino.py) against Trino's documentation
@@ -557,6 +566,8 @@ TRINO_RULES: tuple[Rule, ...] = (
     Rule(sp.TRUNC, "trino", "duckdb", c.trunc_unit_check(c.TRUNC_UNITS) + TRUNC_KEEPS_DATE),
     # what Trino's documentation does not settle
     *UNREFERENCED_RULES,
+    # found by running Trino (trino_edges.py)
+    *te.TRINO_EDGE_RULES,
 )
 """The Trino rows of the rules table."""
 

@@ -1,0 +1,360 @@
+"""Rows of the rules table found by running Trino 476 (the generator's Trino legs, issue 28): where
+Trino disagrees with Spark and DuckDB, or refuses what they accept, on the generator's edge table.
+
+* **Integer literals beyond BIGINT** are a syntax error in Trino; Spark and DuckDB read them as
+  ``DECIMAL(n, 0)`` (Spark) or ``HUGEINT``: written ``CAST('...' AS DECIMAL(n, 0))``.
+* **Conditions must be BOOLEAN in Trino** (``WHERE``, ``HAVING``, ``ON``, ``AND``/``OR``/``NOT``, the
+  condition of ``IF``/``CASE WHEN``): DuckDB and Spark cast numbers or text to a boolean. Refused
+  (``implicit-cast``).
+* **Operands of one value must share a type family in Trino** (``COALESCE``, ``NULLIF``,
+  ``GREATEST``/``LEAST``, ``IF``/``CASE`` results, set operations' columns, comparisons): Spark and
+  DuckDB convert a number to text, or compare a boolean with a number. Refused (``implicit-cast``);
+  a TIMESTAMP beside a TIMESTAMP WITH TIME ZONE is refused too (each engine resolves the repeated
+  hour of a daylight-saving change its own way).
+* **NaN.** Trino's ``=``, ``<`` and ``BETWEEN`` follow IEEE (NaN equals nothing, orders nowhere);
+  Spark and DuckDB treat NaN as equal to itself and above every number. Comparisons and ``BETWEEN``
+  of floating-point values are refused in and out of Trino (``nan-semantics``), as ``NULLIF``
+  (``NULLIF(NaN, NaN)`` is NaN in Trino, NULL in Spark).
+* **NaN in ORDER BY.** Trino sorts NaN last in ``ASC NULLS LAST`` and first in ``DESC NULLS LAST``,
+  as Spark and DuckDB do, but ``NULLS FIRST`` moves NaN to the other end. Into Trino a floating
+  sort key with NULLs first becomes ``x IS NULL DESC, x <direction> NULLS LAST``; from Trino it is
+  refused (``nan-ordering``).
+* **DuckDB sums integers in HUGEINT**, Trino in BIGINT (overflow raises): the argument is cast to
+  ``DECIMAL(38, 0)``, the type of DuckDB's result.
+* **Decimal sums, differences and products beyond 38 digits**: Spark lowers the scale, Trino keeps
+  it and raises on overflow. Refused between Spark and Trino (``decimal-overflow``).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from iceview.sql.translate import checks as c
+from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, decimal_params, type_of
+from iceview.sql.translate.checks import kind_of as _kind
+from iceview.sql.translate.policy import ANY, Check, Context, Rewrite, Rule, call, construct, predicate
+
+__all__ = [
+    "COMPARABLE",
+    "DECIMAL_WITHIN_38",
+    "PREDICATE_OPERANDS",
+    "REAL_AGGREGATE",
+    "TRINO_EDGE_CODES",
+    "TRINO_EDGE_RULES",
+]
+
+_T = exp.DataType.Type
+_BIGINT_MAX = 2**63 - 1
+
+
+# --------------------------------------------------------------------------------------------------
+# literals
+
+
+def _beyond_bigint(node: exp.Expr, ctx: Context) -> bool:
+    return (
+        isinstance(node, exp.Literal)
+        and not node.is_string
+        and INT_LITERAL.match(node.name) is not None
+        and abs(int(node.name)) > _BIGINT_MAX
+    )
+
+
+def _as_decimal(node: exp.Expr) -> None:
+    digits = len(node.name.lstrip("+-").lstrip("0")) or 1
+    node.replace(exp.Cast(this=exp.Literal.string(node.name), to=exp.DataType.build(f"DECIMAL({digits}, 0)")))
+
+
+BIG_INTEGER = predicate("integer literal beyond BIGINT", exp.Literal, _beyond_bigint)
+BIG_INTEGER_AS_DECIMAL = Rewrite("CAST('...' AS DECIMAL(n, 0))", _as_decimal)
+
+
+# --------------------------------------------------------------------------------------------------
+# types Trino does not convert
+
+
+def _family(node: exp.Expr) -> str | None:
+    """The type family Trino converts within, or None for NULL or an unknown type."""
+    if isinstance(node, exp.Null):
+        return None
+    k = _kind(node)
+    if k is None or k == _T.NULL or k == _T.UNKNOWN:
+        return None
+    if k in INTEGERS or k in FLOATS or k == _T.DECIMAL:
+        return "number"
+    if k in TEXT:
+        return "text"
+    return str(k.value)
+
+
+def _condition(node: exp.Expr | None, ctx: Context, where: exp.Expr) -> None:
+    if node is None or isinstance(node, exp.Null):
+        return
+    family = _family(node)
+    if family is not None and family != "BOOLEAN":
+        ctx.add(
+            "implicit-cast",
+            where,
+            f"a condition of type {family}: Trino requires a BOOLEAN, {ctx.source} converts it",
+        )
+
+
+def _boolean_operands(node: exp.Expr, ctx: Context) -> None:
+    if isinstance(node, (exp.And, exp.Or)):
+        _condition(node.this, ctx, node)
+        _condition(node.expression, ctx, node)
+    elif isinstance(node, exp.Join):
+        _condition(node.args.get("on"), ctx, node)
+    else:  # WHERE, HAVING, NOT, IF / CASE WHEN
+        _condition(node.this, ctx, node)
+
+
+BOOLEAN_OPERANDS = Check("conditions of type BOOLEAN", (_boolean_operands,), ("implicit-cast",))
+
+
+def _same_family(nodes: list[exp.Expr], ctx: Context, where: exp.Expr) -> None:
+    families = {f for f in (_family(n) for n in nodes) if f is not None}
+    kinds = {_kind(n) for n in nodes}
+    if (
+        len(families) > 1
+        or {_T.TIMESTAMP, _T.TIMESTAMPTZ} <= kinds
+        or {_T.TIMESTAMPNTZ, _T.TIMESTAMPTZ} <= kinds
+    ):
+        ctx.add(
+            "implicit-cast",
+            where,
+            f"values of types {', '.join(sorted(families))} in one place: Trino does not convert between them, "
+            f"{ctx.source} does (a timestamp with a time zone beside one without resolves the repeated hour per engine)",
+        )
+
+
+def _one_type(node: exp.Expr, ctx: Context) -> None:
+    if isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least)):
+        _same_family([node.this, *node.expressions], ctx, node)
+    elif isinstance(node, exp.Nullif):
+        _same_family([node.this, node.expression], ctx, node)
+    elif isinstance(node, exp.If):
+        if node.args.get("false") is not None:
+            _same_family([node.args["true"], node.args["false"]], ctx, node)
+    elif isinstance(node, exp.Case):
+        values = [i.args["true"] for i in node.args.get("ifs") or []]
+        if node.args.get("default") is not None:
+            values.append(node.args["default"])
+        _same_family(values, ctx, node)
+    elif isinstance(node, exp.SetOperation):
+        left, right = node.left, node.right
+        if isinstance(left, exp.Query) and isinstance(right, exp.Query):
+            for a, b in zip(left.selects, right.selects, strict=False):
+                _same_family([a, b], ctx, node)
+
+
+ONE_TYPE = Check("values of one type family", (_one_type,), ("implicit-cast",))
+
+
+def _comparable(node: exp.Expr, ctx: Context) -> None:
+    _same_family([node.this, node.expression], ctx, node)
+
+
+COMPARABLE = Check("comparison of one type family", (_comparable,), ("implicit-cast",))
+
+
+def _text_operand(node: exp.Expr, ctx: Context) -> None:
+    family = _family(node.this)
+    if family is not None and family != "text":
+        ctx.add(
+            "implicit-cast", node, f"LIKE of a {family}: Trino requires a varchar, {ctx.source} converts it"
+        )
+
+
+TEXT_OPERAND = Check("LIKE of text", (_text_operand,), ("implicit-cast",))
+
+_PREDICATES = (exp.Predicate, exp.Like, exp.ILike, exp.Is, exp.Between, exp.In)
+
+
+def _parenthesise(node: exp.Expr) -> None:
+    # sqlglot writes NULL > b < NULL and s LIKE '' IS NULL as they were; Trino's grammar does not
+    # chain comparisons, so an operand that is itself a predicate gets parentheses
+    for key in ("this", "expression"):
+        operand = node.args.get(key)
+        if isinstance(operand, _PREDICATES) and not isinstance(operand, exp.Paren):
+            node.set(key, exp.Paren(this=operand))
+
+
+PARENTHESISE = Rewrite("(a < b) < c", _parenthesise)
+
+
+def _schedule_parentheses(node: exp.Expr, ctx: Context) -> None:
+    if any(isinstance(node.args.get(k), _PREDICATES) for k in ("this", "expression")):
+        ctx.rewrites.append((PARENTHESISE, node))
+
+
+PREDICATE_OPERANDS = Check("a predicate as an operand, in parentheses", (_schedule_parentheses,), ())
+
+
+def _real_aggregate(node: exp.Expr, ctx: Context) -> None:
+    if _kind(node.this) == _T.FLOAT:
+        ctx.add(
+            "floating-aggregate",
+            node,
+            "sum or avg of a REAL: Trino returns a REAL, Spark and DuckDB sum in doubles",
+        )
+
+
+REAL_AGGREGATE = Check("sum or avg of a non-REAL", (_real_aggregate,), ("floating-aggregate",))
+
+
+# --------------------------------------------------------------------------------------------------
+# NaN
+
+
+def _floating(*nodes: exp.Expr | None) -> bool:
+    return any(n is not None and _kind(n) in FLOATS for n in nodes)
+
+
+def _nan_between(node: exp.Expr, ctx: Context) -> None:
+    if _floating(node.this, node.args.get("low"), node.args.get("high")):
+        ctx.add(
+            "nan-semantics",
+            node,
+            "BETWEEN of floating-point values: Trino compares NaN as IEEE does, Spark and DuckDB as equal to itself and above every number",
+        )
+
+
+NAN_BETWEEN = Check("BETWEEN of non-floating values", (_nan_between,), ("nan-semantics",))
+
+
+def _nan_nullif(node: exp.Expr, ctx: Context) -> None:
+    if _floating(node.this, node.expression):
+        ctx.add(
+            "nan-semantics",
+            node,
+            "NULLIF of floating-point values: NULLIF(NaN, NaN) is NaN in Trino, NULL in Spark and DuckDB",
+        )
+
+
+NAN_NULLIF = Check("NULLIF of non-floating values", (_nan_nullif,), ("nan-semantics",))
+
+
+def _nan_comparison(node: exp.Expr, ctx: Context) -> None:
+    if _floating(node.this, node.expression):
+        ctx.add(
+            "nan-semantics",
+            node,
+            "comparing floating-point values: DuckDB treats NaN as equal to NaN and above every number, Trino as IEEE does",
+        )
+
+
+NAN_COMPARISON = Check("comparison of non-floating values", (_nan_comparison,), ("nan-semantics",))
+
+
+def _floating_nulls_first(node: exp.Expr, ctx: Context) -> bool:
+    return bool(node.args.get("nulls_first")) and _floating(node.this)
+
+
+FLOATING_NULLS_FIRST = predicate(
+    "floating-point ORDER BY key with NULLs first", exp.Ordered, _floating_nulls_first
+)
+
+
+def _nulls_first_apart(node: exp.Expr) -> None:
+    parent = node.parent
+    if not isinstance(parent, exp.Order):
+        return
+    keys: list[exp.Expr] = []
+    for key in parent.expressions:
+        if key is node:
+            keys.append(exp.Ordered(this=exp.Is(this=node.this.copy(), expression=exp.Null()), desc=True))
+            keys.append(exp.Ordered(this=node.this.copy(), desc=node.args.get("desc"), nulls_first=False))
+        else:
+            keys.append(key)
+    parent.set("expressions", keys)
+
+
+NULLS_FIRST_APART = Rewrite("x IS NULL DESC, x NULLS LAST", _nulls_first_apart)
+
+
+def _nan_nulls_first(node: exp.Expr, ctx: Context) -> None:
+    ctx.add(
+        "nan-ordering",
+        node,
+        "a floating-point sort key with NULLS FIRST: Trino moves NaN next to the NULLs, Spark and DuckDB sort it above every number",
+    )
+
+
+NAN_NULLS_FIRST = Check("ORDER BY with NULLs last", (_nan_nulls_first,), ("nan-ordering",))
+
+
+# --------------------------------------------------------------------------------------------------
+# numbers
+
+
+def _duckdb_sum(node: exp.Expr) -> None:
+    arg = node.this
+    if _kind(arg) in INTEGERS:
+        node.set("this", exp.Cast(this=arg, to=exp.DataType.build("DECIMAL(38, 0)")))
+
+
+DUCKDB_SUM = Rewrite("sum of integers in DECIMAL(38, 0), DuckDB's HUGEINT", _duckdb_sum)
+
+
+def _decimal_digits(node: exp.Expr) -> tuple[int, int] | None:
+    t = type_of(node)
+    if t is None:
+        return None
+    if t.this in INTEGERS:
+        return {_T.TINYINT: 3, _T.SMALLINT: 5, _T.INT: 10, _T.BIGINT: 19}[t.this], 0
+    return decimal_params(t) if t.this == _T.DECIMAL else None
+
+
+def _decimal_within_38(node: exp.Expr, ctx: Context) -> None:
+    a, b = _decimal_digits(node.this), _decimal_digits(node.expression)
+    if a is None or b is None or exp.DataType.Type.DECIMAL not in (_kind(node.this), _kind(node.expression)):
+        return
+    (p1, s1), (p2, s2) = a, b
+    mul = isinstance(node, exp.Mul)
+    precision = p1 + p2 + 1 if mul else max(p1 - s1, p2 - s2) + max(s1, s2) + 1
+    if precision > 38:
+        ctx.add(
+            "decimal-overflow",
+            node,
+            "decimal arithmetic beyond 38 digits: Spark lowers the scale, Trino keeps it and raises on overflow",
+        )
+
+
+DECIMAL_WITHIN_38 = Check("decimal arithmetic within 38 digits", (_decimal_within_38,), ("decimal-overflow",))
+
+
+# --------------------------------------------------------------------------------------------------
+
+_CLAUSES = construct(exp.Where, exp.Having, exp.Join, name="WHERE, HAVING or ON")
+_ONE_VALUE = call(exp.Coalesce, exp.Greatest, exp.Least, exp.Case)
+_SET_OPERATION = construct(exp.Union, exp.Except, exp.Intersect, name="set operation")
+_COMPARISON = construct(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, name="comparison")
+
+TRINO_EDGE_RULES: tuple[Rule, ...] = (
+    Rule(BIG_INTEGER, ANY, "trino", BIG_INTEGER_AS_DECIMAL),
+    Rule(_CLAUSES, ANY, "trino", BOOLEAN_OPERANDS),
+    Rule(call(exp.And, exp.Or, exp.Not), ANY, "trino", BOOLEAN_OPERANDS),
+    Rule(call(exp.If), ANY, "trino", BOOLEAN_OPERANDS + ONE_TYPE),
+    Rule(_ONE_VALUE, ANY, "trino", ONE_TYPE),
+    Rule(_SET_OPERATION, ANY, "trino", ONE_TYPE),
+    Rule(call(exp.Nullif), ANY, "trino", ONE_TYPE + NAN_NULLIF),
+    Rule(call(exp.Nullif), "trino", ANY, NAN_NULLIF),
+    Rule(construct(exp.Between), ANY, "trino", NAN_BETWEEN),
+    Rule(construct(exp.Between), "trino", ANY, NAN_BETWEEN),
+    Rule(
+        _COMPARISON,
+        "duckdb",
+        "trino",
+        c.IMPLICIT_CONVERSION + COMPARABLE + NAN_COMPARISON + PREDICATE_OPERANDS,
+    ),
+    Rule(FLOATING_NULLS_FIRST, ANY, "trino", NULLS_FIRST_APART),
+    Rule(FLOATING_NULLS_FIRST, "trino", ANY, NAN_NULLS_FIRST),
+    Rule(call(exp.Sum), "duckdb", "trino", DUCKDB_SUM),
+    Rule(call(exp.Sum), "trino", "duckdb", REAL_AGGREGATE),
+    Rule(construct(exp.Like, exp.ILike), ANY, "trino", TEXT_OPERAND),
+    Rule(construct(exp.Is), ANY, "trino", PARENTHESISE),
+)
+"""The rows this module adds to the rules table."""
+
+TRINO_EDGE_CODES = frozenset(code for r in TRINO_EDGE_RULES for code in r.codes())
