@@ -30,9 +30,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from iceview.sql.translate import checks as c
-from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, decimal_params, type_of
+from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT
 from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import ANY, Check, Context, Rewrite, Rule, call, construct, predicate
+from iceview.sql.translate.spark_typing import Typer, int_as_decimal
 
 __all__ = [
     "COMPARABLE",
@@ -297,27 +298,19 @@ def _duckdb_sum(node: exp.Expr) -> None:
 DUCKDB_SUM = Rewrite("sum of integers in DECIMAL(38, 0), DuckDB's HUGEINT", _duckdb_sum)
 
 
-def _decimal_digits(node: exp.Expr) -> tuple[int, int] | None:
-    t = type_of(node)
-    if t is None:
-        return None
-    if t.this in INTEGERS:
-        return {_T.TINYINT: 3, _T.SMALLINT: 5, _T.INT: 10, _T.BIGINT: 19}[t.this], 0
-    return decimal_params(t) if t.this == _T.DECIMAL else None
-
-
 def _decimal_within_38(node: exp.Expr, ctx: Context) -> None:
-    a, b = _decimal_digits(node.this), _decimal_digits(node.expression)
-    if a is None or b is None or exp.DataType.Type.DECIMAL not in (_kind(node.this), _kind(node.expression)):
+    typer = Typer("spark", node.root())  # Spark's rules give Spark's result type
+    a, b = typer(node.this), typer(node.expression)
+    if "decimal" not in (a.cls, b.cls) or not {a.cls, b.cls} <= {"int", "decimal"}:
         return
-    (p1, s1), (p2, s2) = a, b
+    x, y = int_as_decimal(a), int_as_decimal(b)
     mul = isinstance(node, exp.Mul)
-    precision = p1 + p2 + 1 if mul else max(p1 - s1, p2 - s2) + max(s1, s2) + 1
-    if precision > 38:
+    precision = x.p + y.p + 1 if mul else max(x.p - x.s, y.p - y.s) + max(x.s, y.s) + 1
+    if not (x.exact and y.exact) or precision > 38:
         ctx.add(
             "decimal-overflow",
             node,
-            "decimal arithmetic beyond 38 digits: Spark lowers the scale, Trino keeps it and raises on overflow",
+            "decimal arithmetic beyond 38 digits (or of unknown precision): Spark lowers the scale, Trino keeps it and raises on overflow",
         )
 
 
