@@ -58,6 +58,11 @@ _DECIMAL_LITERAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)\Z")
 _DATE_LITERAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 
 
+def int_literal_digits(text: str) -> int:
+    """The digits of an integer literal's value, as Spark's ``DecimalType.fromLiteral`` counts them."""
+    return len(text.lstrip("+-").lstrip("0")) or 1
+
+
 def type_of(node: exp.Expr) -> exp.DataType | None:
     t = node.type if hasattr(node, "type") else None
     if t is None or t.this in (_T.UNKNOWN, _T.NULL):

@@ -22,7 +22,7 @@ from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.checks import nonzero_literal
 from iceview.sql.translate.edges import DOUBLE_DIGITS, MAX_PRECISION, spark_avg_type, spark_divide_type
 from iceview.sql.translate.policy import Check, Context, Rewrite
-from iceview.sql.translate.spark_typing import Ty, Typer, int_as_decimal, int_literal_as_decimal
+from iceview.sql.translate.spark_typing import Ty, int_as_decimal, int_literal_as_decimal, spark_typer
 
 __all__ = ["DECIMAL_AVG", "DECIMAL_DIVISION", "DECIMAL_PRODUCT", "exact_quotient"]
 
@@ -38,7 +38,7 @@ def _decimal_operands(node: exp.Expr, ctx: Context) -> tuple[Ty, Ty] | None:
     """Spark's types of a product's or quotient's operands when it is decimal arithmetic (an
     operand whose type is not settled as a decimal is ``exact=False``); None when it is not (a
     double, or no decimal at all)."""
-    typer = Typer(ctx.source, node.root())
+    typer = spark_typer(ctx, node)
     a, b = typer(node.this), typer(node.expression)
     if {"double", "float"} & {a.cls, b.cls}:
         return None  # in doubles in both engines
@@ -99,11 +99,9 @@ def _scaled(value: exp.Expr, scale: int, by: int) -> exp.Expr:
             power = exp.Cast(this=exp.Literal.number(10**by), to=exp.DataType.build("HUGEINT"))
             integer = exp.Mul(this=integer, expression=power)
         return integer
-    widened: exp.Expr = exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL(38, {scale})"))
-    if scale:
-        unit = exp.Cast(this=exp.Literal.number(10**scale), to=exp.DataType.build(f"DECIMAL({scale + 1}, 0)"))
-        widened = exp.Mul(this=widened, expression=unit)
-    integer = exp.Cast(this=widened, to=exp.DataType.build("HUGEINT"))
+    widened = exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL(38, {scale})"))
+    unit = exp.Cast(this=exp.Literal.number(10**scale), to=exp.DataType.build(f"DECIMAL({scale + 1}, 0)"))
+    integer = exp.Cast(this=exp.Mul(this=widened, expression=unit), to=exp.DataType.build("HUGEINT"))
     if by > scale:
         rest = exp.Cast(this=exp.Literal.number(10 ** (by - scale)), to=exp.DataType.build("HUGEINT"))
         integer = exp.Mul(this=integer, expression=rest)
@@ -133,22 +131,14 @@ def _unscaled_to_decimal(q: exp.Expr, precision: int, scale: int) -> exp.Expr:
     return exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
 
 
-def exact_quotient(
-    a: exp.Expr, b: exp.Expr, sa: int, sb: int, result: tuple[int, int], first_scale: int | None = None
-) -> exp.Expr:
+def exact_quotient(a: exp.Expr, b: exp.Expr, sa: int, sb: int, result: tuple[int, int]) -> exp.Expr:
     """DuckDB SQL for Spark's ``a / b`` (decimals of scales ``sa`` and ``sb``) as ``DECIMAL(*result)``,
-    rounded half up, NULL when ``b`` is 0; with ``first_scale``, rounded at that scale first (as
-    Spark's ``avg`` divides before it casts)."""
+    rounded half up, NULL when ``b`` is 0."""
     precision, scale = result
-    at = scale if first_scale is None else first_scale
-    # a / b at scale `at` = (a * 10**(at + sb)) / (b * 10**sb), both sides integers
-    n = _scaled(a.copy(), sa, at + sb)
+    # a / b at `scale` = (a * 10**(scale + sb)) / (b * 10**sb), both sides integers
+    n = _scaled(a.copy(), sa, scale + sb)
     d = _scaled(b.copy(), sb, sb)
     q = _half_up(n, d)
-    if at > scale:
-        q = _half_up(
-            q, exp.Cast(this=exp.Literal.number(10 ** (at - scale)), to=exp.DataType.build("HUGEINT"))
-        )
     if nonzero_literal(b):
         return _unscaled_to_decimal(q, precision, scale)
     zero = exp.EQ(this=b.copy(), expression=exp.Literal.number(0))
@@ -199,7 +189,7 @@ DECIMAL_DIVISION = Check("decimal division (exact)", (_decimal_division,), ("dec
 
 def _decimal_avg(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
-    ty = Typer(ctx.source, node.root())(node.this)  # avg of an integer is a double
+    ty = spark_typer(ctx, node)(node.this)  # avg of an integer is a double
     if k is None and ty.cls == "unknown":
         ctx.add("decimal-division", node, "avg of an operand of unknown type (pass the table schemas)")
         return

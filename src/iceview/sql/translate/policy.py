@@ -46,6 +46,9 @@ class Context:
     """Whether the Spark side runs in ANSI mode (None: unknown, so what the modes disagree on is refused)."""
     issues: list[TranslationIssue] = field(default_factory=list)
     rewrites: list[tuple[Rewrite, exp.Expr]] = field(default_factory=list)
+    memo: dict[object, object] = field(default_factory=dict)
+    """What checks compute once per pass over the tree (``spark_typing.spark_typer``); cleared
+    when the rewrites change the tree."""
 
     def add(self, code: str, node: exp.Expr, reason: str) -> None:
         self.issues.append(TranslationIssue(code, short(node, self.source), reason))
@@ -278,6 +281,7 @@ class RuleTable:
         for rewrite, node in sorted(ctx.rewrites, key=lambda pair: -depth[id(pair[1])]):
             rewrite.fn(node)
         ctx.rewrites.clear()
+        ctx.memo.clear()
         return ctx.issues
 
     def codes(self) -> frozenset[str]:

@@ -13,8 +13,9 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from iceview.sql.translate.checks import decimal_params
+from iceview.sql.translate.checks import decimal_params, int_literal_digits
 from iceview.sql.translate.edges import spark_avg_type, spark_bounded, spark_divide_type
+from iceview.sql.translate.policy import Context
 
 _T = exp.DataType.Type
 
@@ -150,7 +151,7 @@ def int_literal_as_decimal(node: exp.Expr, t: Ty) -> Ty:
     while isinstance(node, (exp.Paren, exp.Neg)):
         node = node.this
     if isinstance(node, exp.Literal) and not node.is_string and _INT_TEXT.match(node.name):
-        digits = max(1, len(node.name.lstrip("0")))
+        digits = int_literal_digits(node.name)
         return Ty("decimal", digits, 0, dp=t.p if t.p > digits else 0)
     return t
 
@@ -260,6 +261,18 @@ def _column_definitions(tree: exp.Expr) -> dict[int, exp.Expr | None]:
                 match = next((s for s in query.selects if s.alias_or_name.lower() == name), None)
             found[id(column)] = match
     return found
+
+
+def spark_typer(ctx: Context, node: exp.Expr, source: str | None = None) -> Typer:
+    """The :class:`Typer` of ``node``'s tree by ``source``'s literals (default: the translation's
+    source), made once per pass of the rules (``Context.memo``)."""
+    root = node.root()
+    key = ("spark_typer", source or ctx.source, id(root))
+    typer = ctx.memo.get(key)
+    if not isinstance(typer, Typer):
+        typer = Typer(source or ctx.source, root)
+        ctx.memo[key] = typer
+    return typer
 
 
 class Typer:

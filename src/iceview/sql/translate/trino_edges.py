@@ -29,11 +29,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from iceview.sql.translate import checks as c
-from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT
+from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, int_literal_digits
 from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import ANY, Check, Context, Rewrite, Rule, call, construct, predicate
-from iceview.sql.translate.spark_typing import Typer, int_as_decimal
+from iceview.sql.translate.spark_typing import int_as_decimal, spark_typer
 
 __all__ = [
     "COMPARABLE",
@@ -62,7 +61,7 @@ def _beyond_bigint(node: exp.Expr, ctx: Context) -> bool:
 
 
 def _as_decimal(node: exp.Expr) -> None:
-    digits = len(node.name.lstrip("+-").lstrip("0")) or 1
+    digits = int_literal_digits(node.name)
     node.replace(exp.Cast(this=exp.Literal.string(node.name), to=exp.DataType.build(f"DECIMAL({digits}, 0)")))
 
 
@@ -236,18 +235,6 @@ def _nan_nullif(node: exp.Expr, ctx: Context) -> None:
 NAN_NULLIF = Check("NULLIF of non-floating values", (_nan_nullif,), ("nan-semantics",))
 
 
-def _nan_comparison(node: exp.Expr, ctx: Context) -> None:
-    if _floating(node.this, node.expression):
-        ctx.add(
-            "nan-semantics",
-            node,
-            "comparing floating-point values: DuckDB treats NaN as equal to NaN and above every number, Trino as IEEE does",
-        )
-
-
-NAN_COMPARISON = Check("comparison of non-floating values", (_nan_comparison,), ("nan-semantics",))
-
-
 def _floating_nulls_first(node: exp.Expr, ctx: Context) -> bool:
     return bool(node.args.get("nulls_first")) and _floating(node.this)
 
@@ -299,7 +286,7 @@ DUCKDB_SUM = Rewrite("sum of integers in DECIMAL(38, 0), DuckDB's HUGEINT", _duc
 
 
 def _decimal_within_38(node: exp.Expr, ctx: Context) -> None:
-    typer = Typer("spark", node.root())  # Spark's rules give Spark's result type
+    typer = spark_typer(ctx, node, "spark")  # Spark's rules give Spark's result type
     a, b = typer(node.this), typer(node.expression)
     if "decimal" not in (a.cls, b.cls) or not {a.cls, b.cls} <= {"int", "decimal"}:
         return
@@ -322,7 +309,6 @@ DECIMAL_WITHIN_38 = Check("decimal arithmetic within 38 digits", (_decimal_withi
 _CLAUSES = construct(exp.Where, exp.Having, exp.Join, name="WHERE, HAVING or ON")
 _ONE_VALUE = call(exp.Coalesce, exp.Greatest, exp.Least, exp.Case)
 _SET_OPERATION = construct(exp.Union, exp.Except, exp.Intersect, name="set operation")
-_COMPARISON = construct(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, name="comparison")
 
 TRINO_EDGE_RULES: tuple[Rule, ...] = (
     Rule(BIG_INTEGER, ANY, "trino", BIG_INTEGER_AS_DECIMAL),
@@ -335,12 +321,6 @@ TRINO_EDGE_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Nullif), "trino", ANY, NAN_NULLIF),
     Rule(construct(exp.Between), ANY, "trino", NAN_BETWEEN),
     Rule(construct(exp.Between), "trino", ANY, NAN_BETWEEN),
-    Rule(
-        _COMPARISON,
-        "duckdb",
-        "trino",
-        c.IMPLICIT_CONVERSION + COMPARABLE + NAN_COMPARISON + PREDICATE_OPERANDS,
-    ),
     Rule(FLOATING_NULLS_FIRST, ANY, "trino", NULLS_FIRST_APART),
     Rule(FLOATING_NULLS_FIRST, "trino", ANY, NAN_NULLS_FIRST),
     Rule(call(exp.Sum), "duckdb", "trino", DUCKDB_SUM),

@@ -524,6 +524,12 @@ TRINO_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Right), "duckdb", "trino", e.POSITIVE_LENGTH + RIGHT_OF_COLUMN),
     Rule(call(exp.Min, exp.Max), "duckdb", "trino", NAN_ORDERING),
     Rule(_DIV_BY_NON_ZERO, "duckdb", "trino", e.DIV_OPERANDS),
+    Rule(
+        _COMPARISON,
+        "duckdb",
+        "trino",
+        c.IMPLICIT_CONVERSION + te.COMPARABLE + NAN_COMPARISON + te.PREDICATE_OPERANDS,
+    ),
     Rule(call(exp.MD5), "spark", "trino", MD5_OF_TEXT),
     Rule(call(exp.AddMonths), "spark", "trino", ADD_MONTHS_OF_DATE),
     Rule(exactly(exp.DayOfWeek), "spark", "trino", SPARK_DAY_OF_WEEK),
