@@ -140,7 +140,6 @@ CASES: list[Case] = [
         "per_status",
         "SELECT status, avg(price) AS avg_price, min(qty) AS lo, max(qty) AS hi FROM orders GROUP BY status",
         "floating-aggregate",
-        trino=EQUAL,
     ),
     Case(
         "joined",

@@ -158,7 +158,7 @@ def test_div_of_integers_is_trinos_integer_division() -> None:
         ("SELECT concat(s, ts) AS c FROM t", "concat-text"),
         ("SELECT avg(dec2) AS c FROM t", "decimal-avg"),
         ("SELECT max(d) AS c FROM t", "nan-ordering"),
-        ("SELECT id FROM t WHERE d > 1.5", "nan-semantics"),
+        ("SELECT id FROM t WHERE d IN (SELECT d FROM t)", "nan-semantics"),
         ("SELECT pow(d, 2) AS c FROM t", "libm"),
         ("SELECT round(dec2, 1) AS c FROM t", "trino-unreferenced"),
         ("SELECT dec2 / 3 AS c FROM t", "decimal-division"),
@@ -282,3 +282,93 @@ def test_a_schema_is_needed_for_type_dependent_trino_rules() -> None:
         assert "decimal-avg" in e.codes
     else:
         raise AssertionError("avg of an unknown type was translated into Trino")
+
+
+@pytest.mark.parametrize(
+    ("sql", "source", "target", "expected"),
+    [
+        # against a literal only "NaN is above c" differs, and the comparison stays a pushed-down filter
+        ("SELECT id FROM t WHERE d > 3", "spark", "trino", "(t.d > 3 OR IS_NAN(t.d))"),
+        ("SELECT id FROM t WHERE 3 >= d", "spark", "trino", "WHERE 3 >= t.d"),
+        ("SELECT id FROM t WHERE d < 3 AND d = 1.5", "spark", "trino", "WHERE t.d < 3 AND t.d = 1.5"),
+        ("SELECT t.id FROM t WHERE t.d > 3", "trino", "spark", "(t.d > 3 AND NOT ISNAN(t.d))"),
+        ("SELECT t.id FROM t WHERE t.d < -3", "trino", "duckdb", "WHERE t.d < -3"),
+        # a filter from Trino keeps its equi-join: FALSE and NULL both drop the row there
+        (
+            "SELECT a.id FROM t AS a JOIN t AS b ON a.d = b.d",
+            "trino",
+            "spark",
+            "ON (a.d = b.d AND (NOT ISNAN(a.d) AND NOT ISNAN(b.d)))",
+        ),
+        # a value: NULL beside NaN stays NULL
+        (
+            "SELECT t.d <> t.f AS c FROM t",
+            "trino",
+            "duckdb",
+            "CASE WHEN t.d IS NULL OR t.f IS NULL THEN NULL WHEN ISNAN(t.d) OR ISNAN(t.f) THEN TRUE ELSE t.d <> t.f END",
+        ),
+        (
+            "SELECT d = f AS c FROM t",
+            "spark",
+            "trino",
+            "WHEN IS_NAN(t.d) OR IS_NAN(t.f) THEN CAST(IS_NAN(t.d) AS INTEGER) = CAST(IS_NAN(t.f) AS INTEGER)",
+        ),
+    ],
+)
+def test_floating_comparisons_are_guarded_not_refused(
+    sql: str, source: str, target: str, expected: str
+) -> None:
+    out = translate(
+        sql, source, target, default_catalog=CATALOG, default_namespace=[NAMESPACE], schemas={NAME: EDGE}
+    ).sql
+    assert expected in out, out
+
+
+@pytest.mark.parametrize(
+    ("sql", "source", "target", "code"),
+    [
+        ("SELECT t.id FROM t WHERE t.d IN (t.d, 1.5)", "trino", "spark", "nan-semantics"),
+        ("SELECT t.id FROM t WHERE t.d IN (SELECT u.d FROM t AS u)", "trino", "duckdb", "nan-semantics"),
+        (
+            "SELECT id FROM t AS o WHERE EXISTS (SELECT 1 FROM t AS u WHERE u.id = o.st.x)",
+            "spark",
+            "trino",
+            "correlated-field",
+        ),
+        ("SELECT f - l AS c FROM t", "spark", "trino", "type-signature"),
+        ("SELECT ARRAY(f, dec2) AS c FROM t", "spark", "trino", "type-signature"),
+        ("SELECT EXTRACT(DAY FROM tstz) AS c FROM t", "spark", "trino", "time-zone"),
+        ("SELECT avg(d) AS c FROM t", "spark", "trino", "floating-aggregate"),
+        ("SELECT CAST(t.d AS DECIMAL(38, 0)) AS c FROM t", "trino", "duckdb", "cast-semantics"),
+        ("SELECT t.ts + INTERVAL '0.000001' SECOND AS c FROM t", "trino", "spark", "interval-literal"),
+        ("SELECT id FROM t WHERE date_add(dt, i) > dt", "spark", "trino", "date-add"),
+        ("SELECT [b, id] AS c FROM t", "duckdb", "trino", "implicit-cast"),
+        ("SELECT round(dec10, 1) AS c FROM t", "duckdb", "trino", "decimal-overflow"),
+        ("SELECT CAST(s AS DATE) AS c FROM t", "duckdb", "trino", "try-cast-text"),
+        ("SELECT sum(NULL) AS c FROM t", "duckdb", "trino", "implicit-cast"),
+    ],
+)
+def test_what_running_trino_found_is_refused(sql: str, source: str, target: str, code: str) -> None:
+    assert code in _codes(sql, source, target)
+
+
+@pytest.mark.parametrize(
+    ("sql", "source", "target", "expected"),
+    [
+        ("SELECT ceil(t.l) AS c FROM t", "trino", "duckdb", "SELECT t.l AS c"),
+        ("SELECT ceil(t.dec2) AS c FROM t", "trino", "duckdb", "CAST(CEIL(t.dec2) AS DECIMAL(9, 0))"),
+        ("SELECT ceil(l) AS c FROM t", "duckdb", "trino", "CEIL(CAST(t.l AS DOUBLE))"),
+        ("SELECT floor(dec2) AS c FROM t", "duckdb", "trino", "CAST(FLOOR(t.dec2) AS DECIMAL(10, 0))"),
+        (
+            "SELECT date_trunc('hour', dt) AS c FROM t",
+            "duckdb",
+            "trino",
+            "DATE_TRUNC('HOUR', CAST(t.dt AS TIMESTAMP))",
+        ),
+    ],
+)
+def test_result_types_of_the_source_are_kept(sql: str, source: str, target: str, expected: str) -> None:
+    out = translate(
+        sql, source, target, default_catalog=CATALOG, default_namespace=[NAMESPACE], schemas={NAME: EDGE}
+    ).sql
+    assert expected in out, out

@@ -289,6 +289,7 @@ TRINO_FUNCTIONS = frozenset(
         "greatest",
         "hour",
         "if",
+        "is_nan",
         "last_day_of_month",
         "last_value",
         "lag",

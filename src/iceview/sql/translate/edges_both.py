@@ -30,7 +30,7 @@ NESTED = frozenset({_T.ARRAY, _T.STRUCT, _T.MAP})
 _ZONED = frozenset({_T.TIMESTAMPTZ, _T.TIMESTAMPLTZ})
 
 
-def _zoned(ctx: Context) -> frozenset[exp.DType]:
+def zoned_kinds(ctx: Context) -> frozenset[exp.DType]:
     """The timestamp types with a time zone: Spark's ``TIMESTAMP`` is one, DuckDB's is not."""
     return _ZONED | {_T.TIMESTAMP} if ctx.source == "spark" else _ZONED
 
@@ -140,7 +140,7 @@ CONCAT_TEXT = Check("concat of values with the same text form", (_concat_text,),
 def _zoned_comparison(node: exp.Expr, ctx: Context) -> None:
     kinds = {_kind(node.this), _kind(node.expression)}
     naive = {_T.TIMESTAMPNTZ, _T.DATE} | ({_T.TIMESTAMP} if ctx.source != "spark" else set())
-    if kinds & _zoned(ctx) and kinds & naive:
+    if kinds & zoned_kinds(ctx) and kinds & naive:
         ctx.add(
             "time-zone",
             node,
@@ -156,7 +156,7 @@ def _zoned_trunc(node: exp.Expr, ctx: Context) -> None:
     k = _kind(node.this)
     unit = node.args.get("unit")
     name = unit.name.upper() if isinstance(unit, (exp.Literal, exp.Var)) else ""
-    if k in _zoned(ctx) or k is None:
+    if k in zoned_kinds(ctx) or k is None:
         ctx.add(
             "time-zone",
             node,

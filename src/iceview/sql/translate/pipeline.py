@@ -29,6 +29,7 @@ from iceview.sql.translate.model import (
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
 from iceview.sql.translate.signatures import GATE_CODES, gate
+from iceview.sql.translate.trino_gate import TRINO_GATE_CODES, trino_gate
 from iceview.sql.translate.trino_view import align_to_view, trino_output_issues
 from iceview.sql.types import spark_type_name
 
@@ -195,6 +196,7 @@ def _translate(
         src, dst, typed=typed is not None, qualified=qualify_with is not None, spark_ansi=spark_ansi
     )
     gate(work, ctx)  # type signatures, read before any rewrite; listed after the rules' own codes
+    trino_gate(work, ctx)
     gated = list(ctx.issues)
     ctx.issues.clear()
     issues = RULES.apply(work, ctx)  # checks every node, then rewrites
@@ -237,6 +239,7 @@ def _translate(
 PIPELINE_CODES = (
     frozenset({"unsupported", "does-not-bind", "does-not-parse", "view-contract", "trino-catalog-unknown"})
     | GATE_CODES
+    | TRINO_GATE_CODES
 )
 """The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
 

@@ -186,7 +186,9 @@ def _unify_issue(a: Ty, b: Ty) -> str | None:
     return None
 
 
-def _unification_operands(node: exp.Expr, typer: Typer) -> list[tuple[exp.Expr, exp.Expr]] | None:
+def unification_operands(node: exp.Expr, typer: Typer) -> list[tuple[exp.Expr, exp.Expr]] | None:
+    """The pairs of values ``node`` brings to one type (comparison, ``BETWEEN``, ``IN``, ``COALESCE``,
+    ``NULLIF``, ``GREATEST``/``LEAST``, ``IF``/``CASE`` results, set-operation columns), or None."""
     if isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)):
         return [(node.this, node.expression)]
     if isinstance(node, exp.Between):
@@ -292,7 +294,7 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "a predicate directly inside another is grouped differently by Spark and DuckDB (add parentheses)",
         )
-    pairs = _unification_operands(node, typer)
+    pairs = unification_operands(node, typer)
     for a, b in pairs or ():
         if typer.lenient_about(typer(a), typer(b)):
             continue

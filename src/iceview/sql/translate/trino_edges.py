@@ -29,9 +29,29 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from iceview.sql.translate.checks import FLOATS, INT_LITERAL, INTEGERS, TEXT, int_literal_digits
+from iceview.sql.translate.checks import (
+    FLOATS,
+    INT_LITERAL,
+    INTEGERS,
+    TEXT,
+    cast_in_place,
+    decimal_params,
+    int_literal_digits,
+    type_of,
+)
 from iceview.sql.translate.checks import kind_of as _kind
-from iceview.sql.translate.policy import ANY, Check, Context, Rewrite, Rule, call, construct, predicate
+from iceview.sql.translate.policy import (
+    ANY,
+    Check,
+    Context,
+    Refuse,
+    Rewrite,
+    Rule,
+    call,
+    call_name,
+    construct,
+    predicate,
+)
 from iceview.sql.translate.spark_typing import int_as_decimal, spark_typer
 
 __all__ = [
@@ -75,9 +95,12 @@ BIG_INTEGER_AS_DECIMAL = Rewrite("CAST('...' AS DECIMAL(n, 0))", _as_decimal)
 
 def _family(node: exp.Expr) -> str | None:
     """The type family Trino converts within, or None for NULL or an unknown type."""
+    node = node.unalias()
     if isinstance(node, exp.Null):
         return None
     k = _kind(node)
+    if (k is None or k == _T.UNKNOWN) and isinstance(node, (exp.Ceil, exp.Floor, exp.Abs, exp.Round)):
+        return _family(node.this)  # sqlglot leaves DuckDB's untyped; a number of the argument's family
     if k is None or k == _T.NULL or k == _T.UNKNOWN:
         return None
     if k in INTEGERS or k in FLOATS or k == _T.DECIMAL:
@@ -304,6 +327,63 @@ def _decimal_within_38(node: exp.Expr, ctx: Context) -> None:
 DECIMAL_WITHIN_38 = Check("decimal arithmetic within 38 digits", (_decimal_within_38,), ("decimal-overflow",))
 
 
+def _ceil_floor_type(node: exp.Expr, ctx: Context) -> None:
+    # Trino (and Spark): ceil/floor of an integer is that integer, of DECIMAL(p, s) a
+    # DECIMAL(p - s + min(s, 1), 0); DuckDB: of an integer a DOUBLE, of DECIMAL(p, s) a DECIMAL(p, 0)
+    arg = node.this
+    k = _kind(arg)
+    if k in FLOATS:
+        return
+    if k in INTEGERS:
+        ctx.rewrites.append((INTEGER_AS_IS if ctx.source == "trino" else CEIL_OF_DOUBLE, node))
+        return
+    t = type_of(arg)
+    params = decimal_params(t) if t is not None and k == _T.DECIMAL else None
+    if params is None:
+        ctx.add(
+            "float-to-integer",
+            node,
+            f"{call_name(node)} of a value of unknown type: Trino and DuckDB give it other types",
+        )
+        return
+    p, s = params
+    p = p - s + min(s, 1) if ctx.source == "trino" else p
+    ctx.rewrites.append(
+        (
+            Rewrite(
+                f"CAST(... AS DECIMAL({p}, 0))",
+                lambda n: cast_in_place(n, exp.DataType.build(f"DECIMAL({p}, 0)")),
+            ),
+            node,
+        )
+    )
+
+
+INTEGER_AS_IS = Rewrite("ceil or floor of an integer is the integer", lambda n: n.replace(n.this))
+CEIL_OF_DOUBLE = Rewrite(
+    "ceil or floor of CAST(x AS DOUBLE), DuckDB's type",
+    lambda n: n.set("this", exp.Cast(this=n.this, to=exp.DataType.build("DOUBLE"))),
+)
+CEIL_FLOOR_TYPE = Check(
+    "ceil and floor in the source's result type", (_ceil_floor_type,), ("float-to-integer",)
+)
+
+
+def _trunc_date_as_timestamp(node: exp.Expr) -> None:
+    # DuckDB's date_trunc of a DATE is a TIMESTAMP at every unit; Trino's is a DATE, and Trino
+    # refuses units below a day
+    if _kind(node.this) == _T.DATE:
+        node.set("this", exp.Cast(this=node.this, to=exp.DataType.build("TIMESTAMP")))
+
+
+TRUNC_DATE_AS_TIMESTAMP = Rewrite("date_trunc(unit, CAST(d AS TIMESTAMP)) of a DATE", _trunc_date_as_timestamp)
+
+DUCKDB_REVERSE = Refuse(
+    "grapheme-reverse",
+    "DuckDB's reverse keeps grapheme clusters (e + U+0301, emoji with a modifier) together; Trino reverses code points",
+)
+
+
 # --------------------------------------------------------------------------------------------------
 
 _CLAUSES = construct(exp.Where, exp.Having, exp.Join, name="WHERE, HAVING or ON")
@@ -327,6 +407,10 @@ TRINO_EDGE_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Sum), "trino", "duckdb", REAL_AGGREGATE),
     Rule(construct(exp.Like, exp.ILike), ANY, "trino", TEXT_OPERAND),
     Rule(construct(exp.Is), ANY, "trino", PARENTHESISE),
+    Rule(call(exp.Ceil, exp.Floor), "trino", "duckdb", CEIL_FLOOR_TYPE),
+    Rule(call(exp.Ceil, exp.Floor), "duckdb", "trino", CEIL_FLOOR_TYPE),
+    Rule(call(exp.DateTrunc, exp.TimestampTrunc), "duckdb", "trino", TRUNC_DATE_AS_TIMESTAMP),
+    Rule(call(exp.Reverse), "duckdb", "trino", DUCKDB_REVERSE),
 )
 """The rows this module adds to the rules table."""
 

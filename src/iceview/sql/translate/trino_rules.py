@@ -15,7 +15,8 @@ from iceview.sql.translate import checks as c
 from iceview.sql.translate import edges as e
 from iceview.sql.translate import into_spark as sp
 from iceview.sql.translate import trino_edges as te
-from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, cast_in_place, decimal_params, type_of
+from iceview.sql.translate import trino_nan as tn
+from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, cast_in_place
 from iceview.sql.translate.checks import kind_of as _kind
 from iceview.sql.translate.policy import (
     ANY,
@@ -30,6 +31,7 @@ from iceview.sql.translate.policy import (
     construct,
     exactly,
 )
+from iceview.sql.translate.spark_typing import spark_typer
 from iceview.sql.translate.trino_reference import DOCS, TRINO_SOURCE_TARGETS, UNREFERENCED_RULES
 
 __all__ = ["TRINO_RULES", "TRINO_RULE_CODES"]
@@ -104,23 +106,38 @@ CONCAT_TEXT = Check("concat of values with the same text form", (_concat_args,),
 # numbers
 
 
-def _widen_sum(node: exp.Expr) -> None:
+def _widen_sum(node: exp.Expr, ctx: Context) -> None:
     # Spark sums integers in BIGINT and decimal(p, s) in decimal(p + 10, s); Trino's documented
-    # result type is the input's, so the input is widened to Spark's result type first
-    arg = node.this
-    k = _kind(arg)
-    if k in INTEGERS and k != _T.BIGINT:
-        node.set("this", exp.Cast(this=arg, to=exp.DataType.build("BIGINT")))
-    elif k == _T.DECIMAL:
-        t = type_of(arg)
-        params = decimal_params(t) if t is not None else None
-        if params is not None:
-            p, s = params
-            to = exp.DataType.build(f"DECIMAL({min(38, p + 10)}, {s})")
-            node.set("this", exp.Cast(this=arg, to=to))
+    # result type is the input's, so the input is cast to Spark's result type first. The type is
+    # Spark's, not sqlglot's (COALESCE(decimal, double) is a DOUBLE in Spark)
+    ty = spark_typer(ctx, node, "spark")(node.this)
+    k = _kind(node.this)
+    to = None
+    if ty.cls == "int" and k != _T.BIGINT:
+        to = "BIGINT"
+    elif ty.cls == "decimal" and ty.exact:
+        to = f"DECIMAL({min(38, ty.p + 10)}, {ty.s})"
+    elif ty.cls == "decimal":
+        ctx.add("decimal-precision", node, "sum of a decimal whose precision Spark's rules cannot derive")
+    elif ty.cls == "double" and k != _T.DOUBLE:
+        to = "DOUBLE"
+    elif ty.cls == "unknown" and k is not None and k not in INTEGERS:
+        ctx.add(
+            "type-signature",
+            node,
+            "sum of a value whose type Spark's rules do not settle (a decimal beside a double): CAST it",
+        )
+    if to is not None:
+        target = exp.DataType.build(to)
+        ctx.rewrites.append(
+            (
+                Rewrite(f"sum of CAST(x AS {to})", lambda n: n.set("this", exp.Cast(this=n.this, to=target))),
+                node,
+            )
+        )
 
 
-WIDEN_SUM = Rewrite("sum in Spark's result type", _widen_sum)
+WIDEN_SUM = Check("sum in Spark's result type", (_widen_sum,), ("decimal-precision", "type-signature"))
 
 
 def _decimal_avg(node: exp.Expr, ctx: Context) -> None:
@@ -148,19 +165,6 @@ def _nan_ordering(node: exp.Expr, ctx: Context) -> None:
 
 
 NAN_ORDERING = Check("min/max of a non-floating value", (_nan_ordering,), ("nan-ordering",))
-
-
-def _nan_comparison(node: exp.Expr, ctx: Context) -> None:
-    if _kind(node.this) in FLOATS or _kind(node.expression) in FLOATS:
-        ctx.add(
-            "nan-semantics",
-            node,
-            "comparing floating-point values: Spark (and DuckDB) treat NaN as equal to NaN and above every number, "
-            "Trino's documentation does not",
-        )
-
-
-NAN_COMPARISON = Check("comparison of non-floating values", (_nan_comparison,), ("nan-semantics",))
 
 
 def _java_pow(node: exp.Expr, ctx: Context) -> None:
@@ -506,14 +510,14 @@ TRINO_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Replace), "spark", "trino", REPLACE_SEARCH),
     Rule(call(exp.Concat), "spark", "trino", CONCAT_TEXT),
     Rule(construct(exp.DPipe), "spark", "trino", CONCAT_TEXT),
-    Rule(call(exp.Sum), "spark", "trino", e.SUM_OVERFLOW + _then(WIDEN_SUM)),
+    Rule(call(exp.Sum), "spark", "trino", e.SUM_OVERFLOW + WIDEN_SUM),
     Rule(call(exp.Avg), "spark", "trino", DECIMAL_AVG),
     Rule(call(exp.Min, exp.Max), "spark", "trino", NAN_ORDERING),
     Rule(
         _COMPARISON,
         "spark",
         "trino",
-        c.IMPLICIT_CONVERSION + te.COMPARABLE + NAN_COMPARISON + te.PREDICATE_OPERANDS,
+        c.IMPLICIT_CONVERSION + te.COMPARABLE + te.PREDICATE_OPERANDS + tn.NAN_GUARD_INTO_TRINO,
     ),
     Rule(call(exp.Pow), "spark", "trino", JAVA_POW),
     Rule(_DIV_BY_NON_ZERO, "spark", "trino", e.DIV_OPERANDS + _then(INTEGER_DIV)),
@@ -528,7 +532,7 @@ TRINO_RULES: tuple[Rule, ...] = (
         _COMPARISON,
         "duckdb",
         "trino",
-        c.IMPLICIT_CONVERSION + te.COMPARABLE + NAN_COMPARISON + te.PREDICATE_OPERANDS,
+        c.IMPLICIT_CONVERSION + te.COMPARABLE + te.PREDICATE_OPERANDS + tn.NAN_GUARD_INTO_TRINO,
     ),
     Rule(call(exp.MD5), "spark", "trino", MD5_OF_TEXT),
     Rule(call(exp.AddMonths), "spark", "trino", ADD_MONTHS_OF_DATE),
@@ -544,7 +548,9 @@ TRINO_RULES: tuple[Rule, ...] = (
     *_from_trino(call(exp.Upper, exp.Lower), e.UNICODE_CASE),
     *_from_trino(call(exp.Avg), DECIMAL_AVG + te.REAL_AGGREGATE),
     *_from_trino(call(exp.Min, exp.Max), NAN_ORDERING),
-    *_from_trino(_COMPARISON, c.IMPLICIT_CONVERSION + NAN_COMPARISON),
+    *_from_trino(_COMPARISON, c.IMPLICIT_CONVERSION + tn.NAN_GUARD_FROM_TRINO),
+    Rule(construct(exp.In), ANY, "trino", tn.NAN_IN_INTO_TRINO),
+    *_from_trino(construct(exp.In), tn.NAN_IN_FROM_TRINO),
     # Trino raises on integer overflow; legacy Spark would wrap and return rows
     Rule(_ARITHMETIC, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + te.DECIMAL_WITHIN_38),
     Rule(_PRODUCT, "trino", "spark", c.IMPLICIT_CONVERSION + e.INTEGER_OVERFLOW + te.DECIMAL_WITHIN_38),
