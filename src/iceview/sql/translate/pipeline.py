@@ -207,6 +207,8 @@ def _translate(
         issues.extend(check(text))
     if catalog_names:
         _rename_catalogs(work, catalog_names)
+    if dst == "trino":
+        _microsecond_timestamps(work)
 
     try:
         out = work.sql(dialect=dst, unsupported_level=ErrorLevel.RAISE)
@@ -242,6 +244,19 @@ PIPELINE_CODES = (
     | TRINO_GATE_CODES
 )
 """The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
+
+
+_TIMESTAMP_TYPES = frozenset(
+    {exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.TIMESTAMPTZ}
+)
+
+
+def _microsecond_timestamps(tree: exp.Expr) -> None:
+    """Trino's ``TIMESTAMP`` without a precision holds milliseconds; Spark's, DuckDB's and Iceberg's
+    hold microseconds, so every timestamp type written for Trino says ``(6)``."""
+    for t in tree.find_all(exp.DataType):
+        if t.this in _TIMESTAMP_TYPES and not t.expressions:
+            t.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(6))])
 
 
 def _rename_catalogs(tree: exp.Expr, names: Mapping[str, str]) -> None:

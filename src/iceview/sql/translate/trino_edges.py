@@ -191,7 +191,7 @@ def _text_operand(node: exp.Expr, ctx: Context) -> None:
 
 TEXT_OPERAND = Check("LIKE of text", (_text_operand,), ("implicit-cast",))
 
-_PREDICATES = (exp.Predicate, exp.Like, exp.ILike, exp.Is, exp.Between, exp.In)
+_PREDICATES = (exp.Predicate, exp.Like, exp.ILike, exp.Is, exp.Between, exp.In, exp.Not)
 
 
 def _parenthesise(node: exp.Expr) -> None:
@@ -338,12 +338,15 @@ def _ceil_floor_type(node: exp.Expr, ctx: Context) -> None:
         ctx.rewrites.append((INTEGER_AS_IS if ctx.source == "trino" else CEIL_OF_DOUBLE, node))
         return
     t = type_of(arg)
-    params = decimal_params(t) if t is not None and k == _T.DECIMAL else None
+    # sqlglot types an expression by one operand (5 - dec0 as dec0's DECIMAL(5, 0), DuckDB's is
+    # DECIMAL(11, 0)), so only a column's or a cast's declared type sizes the cast
+    plain = isinstance(arg, (exp.Column, exp.Cast))
+    params = decimal_params(t) if t is not None and k == _T.DECIMAL and plain else None
     if params is None:
         ctx.add(
             "float-to-integer",
             node,
-            f"{call_name(node)} of a value of unknown type: Trino and DuckDB give it other types",
+            f"{call_name(node)} of an expression whose decimal type is not known exactly: Trino and DuckDB give it other types",
         )
         return
     p, s = params
@@ -376,7 +379,9 @@ def _trunc_date_as_timestamp(node: exp.Expr) -> None:
         node.set("this", exp.Cast(this=node.this, to=exp.DataType.build("TIMESTAMP")))
 
 
-TRUNC_DATE_AS_TIMESTAMP = Rewrite("date_trunc(unit, CAST(d AS TIMESTAMP)) of a DATE", _trunc_date_as_timestamp)
+TRUNC_DATE_AS_TIMESTAMP = Rewrite(
+    "date_trunc(unit, CAST(d AS TIMESTAMP)) of a DATE", _trunc_date_as_timestamp
+)
 
 DUCKDB_REVERSE = Refuse(
     "grapheme-reverse",

@@ -24,9 +24,13 @@ rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`
 * **From Trino**: a cast of a floating-point value to a decimal (Trino moves such casts out of a
   comparison, so ``-inf`` never reaches them; Spark and DuckDB fail or give NULL: ``cast-semantics``),
   of a ``DOUBLE`` to a ``REAL`` into DuckDB (Trino gives infinity beyond the range, DuckDB NULL), and
+  casts to a ``TIMESTAMP`` without precision (Trino's holds milliseconds), and
   interval literals with more than three fraction digits of a second (Trino's intervals hold
   milliseconds, ``INTERVAL '0.000001' SECOND`` is zero there: ``interval-literal``).
-* **Either way**: ``sum``/``avg`` of floating-point values (each engine adds in its own order: Spark
+* **From Trino**, ``CASE x WHEN x`` (Trino's optimizer folds it to true even for NULL:
+  ``self-comparison``).
+* **Either way**: ``min``/``max`` of floating-point values or of values whose type Spark's rules do
+  not settle (``max(d + dec10)``: Trino's skip NaN: ``nan-ordering``); ``sum``/``avg`` of floating-point values (each engine adds in its own order: Spark
   gives ``12345719.010000007`` where Trino and DuckDB give ``...005``: ``floating-aggregate``).
 """
 
@@ -99,6 +103,8 @@ TRINO_GATE_CODES = frozenset(
         "cast-semantics",
         "interval-literal",
         "floating-aggregate",
+        "nan-ordering",
+        "self-comparison",
     }
 )
 """The refusal codes of :func:`trino_gate`."""
@@ -119,6 +125,21 @@ def trino_gate(tree: exp.Expr, ctx: Context) -> None:
             _into_trino(node, typer, ctx)
         else:
             _from_trino(node, typer, ctx)
+        if isinstance(node, (exp.Stddev, exp.StddevPop, exp.StddevSamp, exp.Variance, exp.VariancePop)):
+            ctx.add(
+                "floating-aggregate",
+                node,
+                "standard deviation and variance: each engine has its own algorithm (last digits, NaN and infinities differ)",
+            )
+        if isinstance(node, (exp.Min, exp.Max)) and (
+            kind_of(node.this) in FLOATS or typer(node.this).cls in ("float", "double", "unknown")
+        ):
+            ctx.add(
+                "nan-ordering",
+                node,
+                "min/max of floating-point values (or of a value of unsettled type): Trino's skip NaN, "
+                "Spark's and DuckDB's max is NaN when a NaN is there",
+            )
         if isinstance(node, (exp.Sum, exp.Avg)) and typer(node.this).cls in ("float", "double"):
             ctx.add(
                 "floating-aggregate",
@@ -155,6 +176,15 @@ def _unify(node: exp.Expr, typer: Typer, ctx: Context, into: bool) -> None:
             "zone (Trino reads Iceberg's instants in UTC) and resolve a repeated hour their own way",
         )
     for a, b in pairs:
+        if into:
+            families = {_family(a), _family(b)} - {None}
+            if len(families) > 1:
+                ctx.add(
+                    "implicit-cast",
+                    node,
+                    f"values of types {', '.join(sorted(f for f in families if f))} brought to one type: "
+                    f"Trino does not convert between them, {ctx.source} does",
+                )
         x, y = typer(a), typer(b)
         if {x.cls, y.cls} <= {"int", "decimal"} and "decimal" in (x.cls, y.cls):
             _decimal_common(node, int_as_decimal(x), int_as_decimal(y), ctx)
@@ -228,6 +258,14 @@ def _into_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             f"a timestamp with time zone cast to {node.to.sql(ctx.target)}: Trino converts in the value's zone, "
             f"{ctx.source} in the session's",
+        )
+    if isinstance(node, (exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Div)) and all(
+        isinstance(o, exp.Null) for o in (node.this, node.args.get("expression")) if o is not None
+    ):
+        ctx.add(
+            "implicit-cast",
+            node,
+            "arithmetic of NULL alone: Trino cannot choose the operator (CAST the NULL)",
         )
     if isinstance(node, _TEXT_FUNCTIONS):
         _text_arguments(node, ctx)
@@ -331,6 +369,14 @@ def _correlated_fields(tree: exp.Expr, ctx: Context) -> None:
 
 
 def _from_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
+    if (
+        isinstance(node, exp.Case)
+        and node.this is not None
+        and any(when.this == node.this for when in node.args.get("ifs") or [])
+    ):
+        ctx.add(
+            "self-comparison", node, "CASE x WHEN x: Trino's optimizer folds it to true, even when x is NULL"
+        )
     if isinstance(node, (exp.Cast, exp.TryCast)):
         to, of = node.args["to"].this, kind_of(node.this)
         cls = typer(node.this).cls
@@ -342,6 +388,13 @@ def _from_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 node,
                 f"a floating-point value (or one of unsettled type) cast to a decimal: Trino moves the cast out of a comparison, {ctx.target} "
                 "fails (or gives NULL) on infinity and NaN",
+            )
+        elif to in (_T.TIMESTAMP, _T.TIMESTAMPTZ) and not node.args["to"].expressions and of != _T.DATE:
+            ctx.add(
+                "cast-semantics",
+                node,
+                "a cast to a TIMESTAMP without precision: Trino's holds milliseconds (rounding the microseconds), "
+                f"{ctx.target}'s microseconds; write TIMESTAMP(6)",
             )
         elif of == _T.DOUBLE and to == _T.FLOAT and ctx.target == "duckdb":
             ctx.add(

@@ -40,7 +40,24 @@ _NONDETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid)
 
 
 def _floating(node: exp.Expr | None) -> bool:
-    return node is not None and not isinstance(node, exp.Null) and kind_of(node) in FLOATS
+    """Whether ``node`` is a floating-point value: typed so, or arithmetic, a CASE or a COALESCE with
+    a floating-point operand (a double beside a decimal is a double in every engine, where sqlglot
+    may type it as the decimal)."""
+    if node is None or isinstance(node, exp.Null):
+        return False
+    if kind_of(node) in FLOATS:
+        return True
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+        return _floating(node.this) or _floating(node.expression)
+    if isinstance(node, (exp.Neg, exp.Paren, exp.Abs)):
+        return _floating(node.this)
+    if isinstance(node, exp.Case):
+        return any(_floating(i.args.get("true")) for i in node.args.get("ifs") or []) or _floating(
+            node.args.get("default")
+        )
+    if isinstance(node, (exp.Coalesce, exp.If)):
+        return any(_floating(a) for a in node.iter_expressions())
+    return False
 
 
 def _guarded(node: exp.Expr, into_trino: bool) -> exp.Expr:
@@ -189,7 +206,7 @@ def _in_check(into_trino: bool) -> Check:
             return
         if not into_trino and any(e == node.this for e in node.expressions):
             ctx.add(
-                "nan-semantics",
+                "self-comparison",
                 node,
                 "x IN (x, ...) of a floating-point value: Trino's optimizer makes it true, even for NaN",
             )
