@@ -161,8 +161,10 @@ def test_bare_decimal_gets_sparks_precision() -> None:
 
 def test_other_directions() -> None:
     # duckdb -> trino: both raise on failed casts, so only the allow-list applies
-    out = tr("SELECT upper(note) AS u, CAST(qty AS BIGINT) AS q FROM orders", "trino", source="duckdb")
+    out = tr("SELECT status AS u, CAST(qty AS BIGINT) AS q FROM orders", "trino", source="duckdb")
     sqlglot.parse_one(out.sql, read="trino")
+    # ... but DuckDB's case mapping is newer than Trino's: upper('ß') is 'ẞ' (the generator, seed 6)
+    assert "unicode-case" in codes("SELECT upper(note) AS u FROM orders", "trino", source="duckdb")
     # trino -> duckdb: integer division truncates in Trino
     assert "integer-division" in codes("SELECT qty / 2 AS h FROM orders", "duckdb", source="trino")
     # into spark: a failing cast would become NULL in legacy mode

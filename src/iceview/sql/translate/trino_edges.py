@@ -383,6 +383,10 @@ TRUNC_DATE_AS_TIMESTAMP = Rewrite(
     "date_trunc(unit, CAST(d AS TIMESTAMP)) of a DATE", _trunc_date_as_timestamp
 )
 
+DUCKDB_CASE = Refuse(
+    "unicode-case",
+    "DuckDB's upper and lower follow newer Unicode data (upper('ß') is 'ẞ'); Trino keeps 'ß'",
+)
 DUCKDB_REVERSE = Refuse(
     "grapheme-reverse",
     "DuckDB's reverse keeps grapheme clusters (e + U+0301, emoji with a modifier) together; Trino reverses code points",
@@ -416,6 +420,7 @@ TRINO_EDGE_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Ceil, exp.Floor), "duckdb", "trino", CEIL_FLOOR_TYPE),
     Rule(call(exp.DateTrunc, exp.TimestampTrunc), "duckdb", "trino", TRUNC_DATE_AS_TIMESTAMP),
     Rule(call(exp.Reverse), "duckdb", "trino", DUCKDB_REVERSE),
+    Rule(call(exp.Upper, exp.Lower), "duckdb", "trino", DUCKDB_CASE),
 )
 """The rows this module adds to the rules table."""
 

@@ -11,7 +11,9 @@ rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`
   lowers it. Refused (``decimal-precision``).
 * **A date or a timestamp beside a timestamp with time zone**: Trino converts in the session zone,
   reads Iceberg's instants in UTC; the engines resolve the repeated hour their own way (``time-zone``).
-* **Into Trino**: elements of an ``ARRAY[...]`` of different type families and text functions or
+* **From Spark**: decimal arithmetic beyond 38 digits (Spark lowers the scale, or in legacy mode
+  returns NULL, Trino raises: ``decimal-overflow``).
+* **Into Trino**: numeric functions of text (Spark converts ``ceil('1.5')``), elements of an ``ARRAY[...]`` of different type families and text functions or
   ``sum``/``avg``/``count_if`` of a value of another type (Trino converts none of them,
   ``implicit-cast``); ``sum``/``avg`` of a bare ``NULL`` (Trino cannot choose the overload); fields
   of a ``TIMESTAMP WITH TIME ZONE`` (Trino reads them in the value's zone, UTC for Iceberg, Spark and
@@ -46,6 +48,7 @@ from iceview.sql.translate.edges_both import zoned_kinds
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.signatures import unification_operands
 from iceview.sql.translate.spark_typing import Ty, Typer, int_as_decimal
+from iceview.sql.translate.trino_edges import DECIMAL_WITHIN_38
 
 __all__ = ["TRINO_GATE_CODES", "trino_gate"]
 
@@ -85,6 +88,19 @@ _TEXT_FUNCTIONS = (
     exp.Pad,
     exp.Initcap,
 )
+_NUMERIC_FUNCTIONS = (
+    exp.Ceil,
+    exp.Floor,
+    exp.Abs,
+    exp.Round,
+    exp.Sign,
+    exp.Sqrt,
+    exp.Exp,
+    exp.Ln,
+    exp.Log,
+    exp.Pow,
+    exp.Mod,
+)
 _ISO_DATE = re.compile(
     r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?\s*\Z"
 )
@@ -121,6 +137,8 @@ def trino_gate(tree: exp.Expr, ctx: Context) -> None:
         _unify(node, typer, ctx, into)
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
             _real_beside_number(node, [node.this, node.expression], ctx, "arithmetic")
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and ctx.source == "spark":
+            DECIMAL_WITHIN_38.apply(node, ctx)  # as from Trino into Spark (trino_rules)
         if into:
             _into_trino(node, typer, ctx)
         else:
@@ -204,9 +222,21 @@ def _decimal_common(node: exp.Expr, x: Ty, y: Ty, ctx: Context) -> None:
         )
 
 
+def _real(node: exp.Expr) -> bool:
+    """A REAL value: typed so, or a function that keeps its argument's type (sqlglot leaves
+    ``ceil(real)`` untyped)."""
+    node = node.unalias()
+    if kind_of(node) == _T.FLOAT:
+        return True
+    return isinstance(node, (exp.Ceil, exp.Floor, exp.Abs, exp.Round, exp.Neg, exp.Paren)) and _real(
+        node.this
+    )
+
+
 def _real_beside_number(node: exp.Expr, values: list[exp.Expr], ctx: Context, where: str) -> None:
-    kinds = {kind_of(v) for v in values if v is not None}
-    if _T.FLOAT in kinds and kinds & _NUMBERS:
+    present = [v for v in values if v is not None]
+    kinds = {kind_of(v) for v in present}
+    if any(_real(v) for v in present) and kinds & _NUMBERS:
         ctx.add(
             "type-signature",
             node,
@@ -267,6 +297,15 @@ def _into_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "arithmetic of NULL alone: Trino cannot choose the operator (CAST the NULL)",
         )
+    if isinstance(node, _NUMERIC_FUNCTIONS):
+        for arg in node.iter_expressions():
+            if _family(arg) not in (None, "number"):
+                ctx.add(
+                    "implicit-cast",
+                    node,
+                    f"a numeric function of a {_family(arg)}: Trino takes numbers there, {ctx.source} converts it",
+                )
+                break
     if isinstance(node, _TEXT_FUNCTIONS):
         _text_arguments(node, ctx)
     elif isinstance(node, (exp.Sum, exp.Avg)):
@@ -289,8 +328,19 @@ def _into_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "a sort key that is an array, struct or map: Trino refuses to compare arrays holding NULLs",
         )
-    elif isinstance(node, (exp.Cast, exp.TryCast)) and ctx.source == "duckdb":
-        _duckdb_text_cast(node, ctx)
+    elif isinstance(node, (exp.Cast, exp.TryCast)):
+        if ctx.source == "duckdb":
+            _duckdb_text_cast(node, ctx)
+        to = node.args["to"].this
+        to_number = to in INTEGERS or to in FLOATS or to == _T.DECIMAL
+        if (_family(node.this) in ("number", "BOOLEAN") and to in _TIMES) or (
+            kind_of(node.this) in _TIMES and to_number
+        ):
+            ctx.add(
+                "cast-semantics",
+                node,
+                f"a cast between a {_family(node.this)} and a date or timestamp: Trino has none, {ctx.source} converts",
+            )
     elif isinstance(node, exp.TsOrDsAdd) and ctx.source == "spark" and not _constant(node.expression):
         ctx.add(
             "date-add",

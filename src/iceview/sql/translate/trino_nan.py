@@ -49,7 +49,7 @@ def _floating(node: exp.Expr | None) -> bool:
         return True
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
         return _floating(node.this) or _floating(node.expression)
-    if isinstance(node, (exp.Neg, exp.Paren, exp.Abs)):
+    if isinstance(node, (exp.Neg, exp.Paren, exp.Abs, exp.Ceil, exp.Floor, exp.Round)):
         return _floating(node.this)
     if isinstance(node, exp.Case):
         return any(_floating(i.args.get("true")) for i in node.args.get("ifs") or []) or _floating(
