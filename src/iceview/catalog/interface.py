@@ -184,7 +184,16 @@ class Catalog(ABC):
 
     # -- views -----------------------------------------------------------------------------------
     @abstractmethod
-    def load_view(self, identifier: IdentifierLike) -> View: ...
+    def load_view(
+        self, identifier: IdentifierLike, *, referenced_by: Sequence[IdentifierLike] | None = None
+    ) -> View:
+        """The view ``identifier`` names (``NoSuchViewError`` if there is none).
+
+        ``referenced_by`` is the chain of views the view is loaded through when an engine expands
+        a view that reads it: outermost view first, down to the view that names this one (REST
+        spec 1.11's ``referenced-by``). A REST catalog sends it to the server (for its
+        authorization and audit), and sends it again when the returned view is refreshed; other
+        catalogs accept it and ignore it. It never changes what is loaded."""
 
     def load_view_nowait(self, identifier: IdentifierLike) -> View | None:
         """:meth:`load_view` when it can be answered without waiting (no lock, network or storage

@@ -90,7 +90,11 @@ class MetastoreViewCatalog(Catalog):
         return View(ops, self.full_view_name(ops.identifier), catalog=self)
 
     # -- load ------------------------------------------------------------------------------------
-    def load_view(self, identifier: IdentifierLike) -> View:
+    def load_view(
+        self, identifier: IdentifierLike, *, referenced_by: Sequence[IdentifierLike] | None = None
+    ) -> View:
+        """The view ``identifier`` names; ``referenced_by`` is accepted and ignored (a metastore
+        has no one to tell it to)."""
         ident = to_identifier(identifier)
         ops = self.new_view_ops(ident)
         if ops.current() is None:

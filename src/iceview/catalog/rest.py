@@ -73,21 +73,61 @@ from iceview.spec.schema import schema_to_json
 from iceview.view import View, ViewDefinition
 from iceview.view.changes import create_change, replace_change
 
-__all__ = ["RestCatalog", "RestViewOperations"]
+__all__ = ["REFERENCED_BY", "RestCatalog", "RestViewOperations", "referenced_by_param"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+REFERENCED_BY = "referenced-by"
+"""The query parameter of a load that names the views it goes through (REST spec 1.11)."""
+
+
+def referenced_by_param(views: Sequence[ViewIdentifier], separator: str) -> str:
+    """The ``referenced-by`` value (before URL encoding) for a chain of views, outermost first:
+    each ``{namespace}{separator}{view}`` with the levels joined by ``separator`` (the ``parent``
+    encoding of list namespaces), commas in a level or name written ``%2C``, the identifiers joined
+    by commas. A view without a namespace, or with the separator in a level or its name, cannot be
+    written so: :class:`InvalidArgumentError`."""
+    encoded: list[str] = []
+    for view in views:
+        if not view.namespace:
+            raise InvalidArgumentError(f"Cannot send {REFERENCED_BY} view {view}: it has no namespace")
+        parts = view.levels
+        if any(separator in part for part in parts):
+            raise InvalidArgumentError(
+                f"Cannot send {REFERENCED_BY} view {view}: a level or its name contains the "
+                f"namespace separator {separator!r}"
+            )
+        encoded.append(separator.join(part.replace(",", "%2C") for part in parts))
+    return ",".join(encoded)
+
+
+def _chain(referenced_by: Sequence[IdentifierLike] | None) -> tuple[ViewIdentifier, ...]:
+    if referenced_by is None:
+        return ()
+    if isinstance(referenced_by, str):
+        raise InvalidArgumentError(
+            f"referenced_by must be a sequence of view identifiers, not the string {referenced_by!r}"
+        )
+    return tuple(to_identifier(view) for view in referenced_by)
+
+
 class RestViewOperations:
-    """One view's metadata as the REST catalog last returned it (the ``View`` handle's source)."""
+    """One view's metadata as the REST catalog last returned it (the ``View`` handle's source).
+    A view loaded through other views (``referenced_by``) is refreshed through them too."""
 
     def __init__(
-        self, catalog: RestCatalog, identifier: ViewIdentifier, metadata: ViewMetadata | None
+        self,
+        catalog: RestCatalog,
+        identifier: ViewIdentifier,
+        metadata: ViewMetadata | None,
+        referenced_by: tuple[ViewIdentifier, ...] = (),
     ) -> None:
         self.catalog = catalog
         self._identifier = identifier
         self._current = metadata
+        self._referenced_by = referenced_by
 
     @property
     def identifier(self) -> ViewIdentifier:
@@ -100,7 +140,7 @@ class RestViewOperations:
     def refresh(self) -> ViewMetadata | None:
         """Load the view again (``GET .../views/{view}``). ``NoSuchViewError`` if it is gone,
         ``ViewUUIDMismatchError`` if the name now holds another view."""
-        self.update(self.catalog._load_metadata(self._identifier))
+        self.update(self.catalog._load_metadata(self._identifier, self._referenced_by))
         return self._current
 
     def update(self, metadata: ViewMetadata) -> None:
@@ -173,11 +213,16 @@ class RestCatalog(Catalog):
                 raise e.with_location(f"REST response for {what}") from e
             raise
 
-    def _load_metadata(self, ident: ViewIdentifier) -> ViewMetadata:
+    def _load_metadata(
+        self, ident: ViewIdentifier, referenced_by: Sequence[ViewIdentifier] = ()
+    ) -> ViewMetadata:
         self._checked(ident)
         self._session.require(ViewEndpoint.LOAD)
         what = f"view {ident}"
-        response = self._session.send("GET", self._view_url(ident), Call.READ, what)
+        params = None
+        if referenced_by:
+            params = {REFERENCED_BY: referenced_by_param(referenced_by, self._session.namespace_separator)}
+        response = self._session.send("GET", self._view_url(ident), Call.READ, what, params=params)
         return self._metadata(self._session.json_body(response, Call.READ, what), Call.READ, what)
 
     def _view_url(self, ident: ViewIdentifier) -> str:
@@ -206,8 +251,9 @@ class RestCatalog(Catalog):
         what = f"view {ident}"
 
         def refresh() -> ViewMetadata:
-            base = ops.refresh()
-            assert base is not None  # refresh raises NoSuchViewError instead
+            # a load for the commit itself: not through the views a handle was loaded through
+            base = self._load_metadata(ident)
+            ops.update(base)
             return base
 
         def send(base: ViewMetadata, new: ViewMetadata, updates: Sequence[ViewUpdate]) -> ViewMetadata:
@@ -291,11 +337,19 @@ class RestCatalog(Catalog):
             raise CommitFailedError(f"View was updated concurrently: {identifier} ({e})") from e
 
     # -- views -----------------------------------------------------------------------------------
-    def load_view(self, identifier: IdentifierLike) -> View:
+    def load_view(
+        self, identifier: IdentifierLike, *, referenced_by: Sequence[IdentifierLike] | None = None
+    ) -> View:
+        """``GET .../views/{view}``; with ``referenced_by`` (the views it is loaded through,
+        outermost first) the ``referenced-by`` parameter names them, with the namespace separator
+        the server's ``/v1/config`` advertises (default ``%1F``), and refreshing the view sends it
+        again."""
         ident = to_identifier(identifier)
+        chain = _chain(referenced_by)
         if not ident.namespace:
             raise NoSuchViewError(f"View does not exist: {ident}")
-        return self._view(RestViewOperations(self, ident, self._load_metadata(ident)))
+        metadata = self._load_metadata(ident, chain)
+        return self._view(RestViewOperations(self, ident, metadata, chain))
 
     def view_exists(self, identifier: IdentifierLike) -> bool:
         ident = to_identifier(identifier)

@@ -18,7 +18,7 @@ import logging
 import uuid
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, urlparse, urlsplit
+from urllib.parse import quote, unquote, urlparse, urlsplit
 
 import requests
 from pydantic import ValidationError as PydanticValidationError
@@ -48,6 +48,8 @@ from iceview.errors import (
 from iceview.spec.pydantic_errors import validation_problem
 
 __all__ = [
+    "DEFAULT_NAMESPACE_SEPARATOR",
+    "NAMESPACE_SEPARATOR",
     "PAGE_SIZE",
     "PYICEBERG_PARTS",
     "VIEW_ENDPOINTS",
@@ -64,6 +66,12 @@ _DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 _DEFAULT_SOCKET_TIMEOUT_MS = 60_000
 
 _V1 = "/v1/{prefix}/"
+
+NAMESPACE_SEPARATOR = "namespace-separator"
+"""The ``/v1/config`` property naming the separator of namespace levels in query parameters
+(``parent``, ``referenced-by``), URL-encoded."""
+DEFAULT_NAMESPACE_SEPARATOR = "%1F"
+"""The REST spec's default separator: the unit separator, URL-encoded."""
 
 
 class ViewEndpoint:
@@ -235,6 +243,10 @@ class RestSession:
         )
         self.name = name
         self._env_settings: dict[tuple[str, str], dict[str, Any]] = {}
+        separator = self.properties.get(NAMESPACE_SEPARATOR) or DEFAULT_NAMESPACE_SEPARATOR
+        self.namespace_separator = unquote(separator)
+        """The separator of namespace levels in query parameters, as the server advertised it
+        (decoded), else the spec's default."""
 
     # -- endpoints -------------------------------------------------------------------------------
     def supports(self, endpoint: Endpoint) -> bool:

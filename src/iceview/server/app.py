@@ -29,14 +29,22 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route as StarletteRoute
 
+from iceview.identifiers import ViewIdentifier
 from iceview.server.access_log import PRINCIPAL_KEY, AccessLog
 from iceview.server.auth import Authenticator, Principal, parse_token_form
-from iceview.server.context import Reply, ServedCatalog, ServerSettings
-from iceview.server.errors import ApiError, clipped, error_body, error_response, from_exception
+from iceview.server.context import REFERENCED_BY_KEY, Reply, ServedCatalog, ServerSettings
+from iceview.server.errors import (
+    ApiError,
+    bad_request,
+    clipped,
+    error_body,
+    error_response,
+    from_exception,
+)
 from iceview.server.idempotency import IdempotencyStore, StoredReply
 from iceview.server.limits import HeaderLimits
 from iceview.server.metrics import Metrics
-from iceview.server.protocol import decode_json
+from iceview.server.protocol import REFERENCED_BY, decode_json, parse_referenced_by
 from iceview.server.ratelimit import RateLimiter
 from iceview.server.routes import ROUTES, Call, Route
 
@@ -320,7 +328,8 @@ class _App:
             if stored is not None:
                 return Response(stored.body, status_code=stored.status, media_type="application/json")
         params = {k: v for k, v in request.path_params.items() if k != "prefix"}
-        call = Call(served, params, dict(request.query_params), body, self.settings)
+        chain = self._referenced_by(request) if route.referenced_by else ()
+        call = Call(served, params, dict(request.query_params), body, self.settings, chain)
 
         def work() -> tuple[Reply, bytes]:
             # runs in a worker thread and finalizes the key there: a request abandoned at the time
@@ -353,6 +362,18 @@ class _App:
         return Response(
             payload, status_code=reply.status, media_type="application/json", headers=reply.headers
         )
+
+    @staticmethod
+    def _referenced_by(request: Request) -> tuple[ViewIdentifier, ...]:
+        """The parsed ``referenced-by`` chain, also left in the request's scope for middleware."""
+        values = request.query_params.getlist(REFERENCED_BY)
+        if not values:
+            return ()
+        if len(values) > 1:
+            raise bad_request(f"Invalid {REFERENCED_BY}: the parameter is given {len(values)} times")
+        chain = parse_referenced_by(values[0])
+        request.scope[REFERENCED_BY_KEY] = chain
+        return chain
 
     async def healthz(self, request: Request) -> Response:
         try:

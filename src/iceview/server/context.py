@@ -11,7 +11,12 @@ from iceview.catalog import Catalog
 from iceview.catalog.interface import close_table_catalog
 from iceview.files import ALLOW_EXTERNAL_LOCATIONS, confinement_root
 
-__all__ = ["Reply", "ServedCatalog", "ServerSettings"]
+__all__ = ["REFERENCED_BY_KEY", "Reply", "ServedCatalog", "ServerSettings"]
+
+REFERENCED_BY_KEY = "iceview.referenced-by"
+"""The ASGI scope key under which the app leaves the parsed ``referenced-by`` chain of a load (a
+tuple of :class:`~iceview.identifiers.ViewIdentifier`, outermost view first) for middleware such as
+audit or authorization hooks; set only when the request carried the parameter."""
 
 
 @dataclass(frozen=True)

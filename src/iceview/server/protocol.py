@@ -11,11 +11,13 @@ from typing import Any, TypeVar
 
 import orjson
 
-from iceview.identifiers import name_problem
-from iceview.server.errors import bad_request
+from iceview.identifiers import ViewIdentifier, name_problem
+from iceview.server.errors import ApiError, bad_request
 
 __all__ = [
+    "MAX_REFERENCED_BY",
     "NAMESPACE_SEPARATOR",
+    "REFERENCED_BY",
     "Page",
     "check_level",
     "check_name",
@@ -28,6 +30,7 @@ __all__ = [
     "identifier_json",
     "namespace_from_path",
     "page",
+    "parse_referenced_by",
 ]
 
 NAMESPACE_SEPARATOR = "\x1f"
@@ -172,6 +175,59 @@ def namespace_from_path(value: str) -> tuple[str, ...]:
     for level in levels:
         check_level(level, "namespace")
     return levels
+
+
+REFERENCED_BY = "referenced-by"
+"""The query parameter of ``loadTable``, ``loadCredentials`` and ``loadView`` (REST spec 1.11) that
+names the views an entity is loaded through."""
+
+MAX_REFERENCED_BY = 100
+"""The most views a ``referenced-by`` chain may name: Spark's deepest view nesting
+(``spark.sql.view.maxNestedViewDepth``). The value's length is bounded by the request head limit
+(:data:`iceview.server.limits.DEFAULT_MAX_HEADER_BYTES`)."""
+
+_ENCODED_COMMA = ("%2C", "%2c")
+
+
+def _decode_commas(part: str) -> str:
+    for encoded in _ENCODED_COMMA:
+        part = part.replace(encoded, ",")
+    return part
+
+
+def parse_referenced_by(value: str | None) -> tuple[ViewIdentifier, ...]:
+    """The view chain of a ``referenced-by`` value (as decoded from the query string), outermost
+    first; absent is the empty chain. Identifiers are separated by commas; each is
+    ``{namespace}{separator}{view}``, split at the last separator, its namespace read as the
+    ``parent`` of list namespaces is (:func:`namespace_from_path`); ``%2C`` in a level or name is a
+    comma. A malformed value is a 400 that says which identifier is wrong and how, without
+    repeating it."""
+    if value is None:
+        return ()
+    what = f"Invalid {REFERENCED_BY}"
+    count = value.count(",") + 1
+    if count > MAX_REFERENCED_BY:
+        raise bad_request(f"{what}: {count} view identifiers, more than the {MAX_REFERENCED_BY} allowed")
+    chain: list[ViewIdentifier] = []
+    for i, raw in enumerate(value.split(","), 1):
+        where = f"view identifier {i} of {count}"
+        if not raw:
+            raise bad_request(f"{what}: {where} is empty")
+        if "\x00" in raw:
+            raise bad_request(f"{what}: {where} contains NUL")
+        namespace, separator, name = raw.rpartition(NAMESPACE_SEPARATOR)
+        if not separator:
+            raise bad_request(
+                f"{what}: {where} has no namespace (expected namespace%1Fview, levels joined by %1F)"
+            )
+        if not name:
+            raise bad_request(f"{what}: {where} has an empty view name")
+        try:
+            levels = namespace_from_path(namespace)
+        except ApiError as e:
+            raise bad_request(f"{what}: {where}: {e.message[0].lower()}{e.message[1:]}") from None
+        chain.append(ViewIdentifier(tuple(_decode_commas(n) for n in levels), _decode_commas(name)))
+    return tuple(chain)
 
 
 def identifier_json(namespace: Sequence[str], name: str) -> dict[str, Any]:

@@ -28,6 +28,9 @@ class Call:
     query: dict[str, str]
     body: dict[str, Any] | None
     settings: ServerSettings
+    referenced_by: tuple[ViewIdentifier, ...] = ()
+    """The views the entity is loaded through (``referenced-by``, outermost first), on the routes
+    that take the parameter (:attr:`Route.referenced_by`)."""
 
     @property
     def namespace(self) -> tuple[str, ...]:
@@ -55,6 +58,9 @@ class Route:
     at_once: Callable[[Call], Reply | None] | None = None
     """The answer when it can be given without waiting (on the event loop), else None: then
     ``handler`` runs on a thread."""
+    referenced_by: bool = False
+    """Whether the route takes the ``referenced-by`` query parameter (REST spec 1.11: load table,
+    load credentials, load view): the app parses it into :attr:`Call.referenced_by`."""
 
     @property
     def endpoint(self) -> str:
@@ -101,7 +107,10 @@ ROUTES: tuple[Route, ...] = (
         body="RegisterTableRequest",
     ),
     Route(
-        "GET", _NS + "/tables/{table}", lambda c: tables.load_table(c.served, c.identifier("table"), c.query)
+        "GET",
+        _NS + "/tables/{table}",
+        lambda c: tables.load_table(c.served, c.identifier("table"), c.query),
+        referenced_by=True,
     ),
     Route("HEAD", _NS + "/tables/{table}", lambda c: tables.table_exists(c.served, c.identifier("table"))),
     Route(
@@ -144,6 +153,7 @@ ROUTES: tuple[Route, ...] = (
         _NS + "/views/{view}",
         lambda c: views.load_view(c.served, c.identifier("view")),
         at_once=lambda c: views.load_view_nowait(c.served, c.identifier("view")),
+        referenced_by=True,
     ),
     Route("HEAD", _NS + "/views/{view}", lambda c: views.view_exists(c.served, c.identifier("view"))),
     Route(

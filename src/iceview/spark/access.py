@@ -4,22 +4,27 @@ only (:meth:`~iceview.catalog.Catalog.load_view` and :meth:`View.refresh <icevie
 A handle is kept per view and refreshed on every read, so each statement sees the view as the
 catalog holds it now, and an unchanged view costs one look at the catalog's pointer: its metadata
 file is not read again.
+
+A view read while expanding another is loaded with the chain of views it is read through
+(``load_view(..., referenced_by=...)``: a REST catalog tells its server), and its handle is kept
+per chain, so its refreshes go through the same views.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from pyiceberg.schema import Schema
 
-from iceview.errors import InvalidIdentifierError, NoSuchViewError, ViewUUIDMismatchError
+from iceview.errors import InvalidIdentifierError, NoSuchViewError, SQLParseError, ViewUUIDMismatchError
 from iceview.identifiers import ViewIdentifier, to_identifier
 from iceview.spark import _format
 from iceview.spark.errors import view_not_found
 from iceview.spark.names import ENGINE_NAME
 from iceview.spec import ViewMetadata
-from iceview.sql import ResolvedView
+from iceview.sql import ResolvedView, find_references
 from iceview.view.reading import engine_sql
 
 if TYPE_CHECKING:
@@ -27,7 +32,10 @@ if TYPE_CHECKING:
     from iceview.spark.names import Translate
     from iceview.view import View
 
-__all__ = ["AccessHost", "ViewAccess"]
+__all__ = ["AccessHost", "Chain", "ViewAccess"]
+
+Chain = tuple[ViewIdentifier, ...]
+"""The views a view is read through, outermost first (``referenced-by``)."""
 
 
 class AccessHost(Protocol):
@@ -46,24 +54,31 @@ class ViewAccess:
 
     def __init__(self, views: AccessHost) -> None:
         self.views = views
-        self._handles: dict[ViewIdentifier, View] = {}
+        self._handles: dict[tuple[ViewIdentifier, Chain], View] = {}
 
-    def load(self, ident: ViewIdentifier) -> ViewMetadata | None:
-        """The view's current metadata (fresh from the catalog), or ``None`` if there is no view."""
+    def load(self, ident: ViewIdentifier, referenced_by: Chain = ()) -> ViewMetadata | None:
+        """The view's current metadata (fresh from the catalog), or ``None`` if there is no view.
+        ``referenced_by``: the views it is read through, outermost first."""
+        key = (ident, referenced_by)
+        catalog = self.views.catalog
         for _ in range(2):
-            handle = self._handles.get(ident)
+            handle = self._handles.get(key)
             try:
                 if handle is None:
-                    handle = self.views.catalog.load_view(ident)
-                    self._handles[ident] = handle
+                    # without a chain, called as before: a catalog written for the older interface works
+                    if referenced_by:
+                        handle = catalog.load_view(ident, referenced_by=referenced_by)
+                    else:
+                        handle = catalog.load_view(ident)
+                    self._handles[key] = handle
                 else:
                     handle.refresh()
                 return handle.metadata
             except NoSuchViewError:
-                self._handles.pop(ident, None)
+                self._handles.pop(key, None)
                 return None
             except ViewUUIDMismatchError:  # dropped and created again: start over
-                self._handles.pop(ident, None)
+                self._handles.pop(key, None)
         return None
 
     def load_view(self, ident: ViewIdentifier) -> View:
@@ -74,11 +89,13 @@ class ViewAccess:
             raise view_not_found(_format.quoted(ident.levels)) from e
 
     def forget(self, ident: ViewIdentifier) -> None:
-        """Drop the handle kept for ``ident`` (the view was dropped)."""
-        self._handles.pop(ident, None)
+        """Drop the handles kept for ``ident`` (the view was dropped)."""
+        for key in [k for k in self._handles if k[0] == ident]:
+            del self._handles[key]
 
-    def resolve(self, qualified: tuple[str, ...]) -> ResolvedView | None:
-        """The view ``qualified`` (``<catalog>.<ns>...<name>``) names, for expansion, or ``None``."""
+    def resolve(self, qualified: tuple[str, ...], referenced_by: Chain = ()) -> ResolvedView | None:
+        """The view ``qualified`` (``<catalog>.<ns>...<name>``) names, for expansion, or ``None``;
+        ``referenced_by``: the views of this catalog it is read through, outermost first."""
         views = self.views
         if len(qualified) < 2 or qualified[0] != views.name:
             return None
@@ -86,7 +103,7 @@ class ViewAccess:
             ident = to_identifier(qualified[1:])
         except InvalidIdentifierError:
             return None
-        metadata = self.load(ident)
+        metadata = self.load(ident, referenced_by)
         if metadata is None:
             return None
         hook = views.translate if callable(views.translate) else None
@@ -115,6 +132,21 @@ class ViewAccess:
             sql, dialect, default_catalog=default_catalog, default_namespace=default_namespace
         )
 
+    @staticmethod
+    def references(view: ResolvedView) -> tuple[tuple[str, ...], ...]:
+        """The relation names the view's SQL reads, as written (unqualified); none when it does
+        not parse (expansion reports that)."""
+        return _written_references(view.sql, view.dialect)
+
     def full_name(self, ident: ViewIdentifier) -> str:
         """Iceberg's ``View.name()``: ``<catalog>.<ns>.<name>``, unquoted."""
         return ".".join((self.views.name, *ident.levels))
+
+
+@lru_cache(maxsize=1024)
+def _written_references(sql: str, dialect: str) -> tuple[tuple[str, ...], ...]:
+    # a view's SQL is parsed once per process, not once per statement that reads it
+    try:
+        return tuple(ref.parts for ref in find_references(sql, dialect))
+    except SQLParseError:
+        return ()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from iceview.errors import InvalidIdentifierError
 from iceview.identifiers import ViewIdentifier, to_identifier
 from iceview.spark import _format
-from iceview.spark.access import AccessHost, ViewAccess
+from iceview.spark.access import AccessHost, Chain, ViewAccess
 from iceview.spark.errors import SparkViewsAnalysisError
 from iceview.spark.probes import ProbeCache, analyse_together
 from iceview.spark.upcast import check_output
@@ -83,6 +83,9 @@ class Call:
     _temp_views: frozenset[tuple[str, str]] | None = None
     _catalogs: dict[str, bool] = field(default_factory=dict)
     _resolved: dict[tuple[str, ...], ResolvedView | None] = field(default_factory=dict)
+    _chains: dict[tuple[str, ...], Chain] = field(default_factory=dict)
+    """Qualified name -> the views it is read through, from the views resolved so far (the first
+    view found to read a name decides: expansion resolves each name once per statement)."""
     _shadowed: dict[tuple[str, ...], bool] = field(default_factory=dict)
 
     @property
@@ -135,8 +138,27 @@ class Call:
 
     def resolve(self, qualified: tuple[str, ...]) -> ResolvedView | None:
         if qualified not in self._resolved:
-            self._resolved[qualified] = self.views._access.resolve(qualified)
+            chain = self._chains.get(qualified, ())
+            view = self.views._access.resolve(qualified, chain)
+            self._resolved[qualified] = view
+            if view is not None:
+                self._chain_references(view, chain)
         return self._resolved[qualified]
+
+    def _chain_references(self, view: ResolvedView, chain: Chain) -> None:
+        """Note that what ``view`` reads (qualified as expansion qualifies a view's names) is read
+        through ``chain`` and ``view``: expansion resolves those names while it expands ``view``,
+        and the resolver is given nothing but the name."""
+        through = (*chain, to_identifier(view.name[1:]))
+        for written in self.views._access.references(view):
+            qualified = qualify_parts(
+                written,
+                default_catalog=view.default_catalog,
+                default_namespace=view.default_namespace,
+                known_catalogs=self.is_catalog,
+            )
+            if qualified[0] == self.views.name:
+                self._chains.setdefault(qualified, through)
 
     def is_shadowed(self, written: tuple[str, ...]) -> bool:
         if self.temp_view_key(written) is None:
