@@ -54,8 +54,10 @@ TRINO_CASES: list[SourceCase] = [
     case(
         "group_ratio",
         "SELECT grp, avg(ratio) AS a, count(ratio) AS n FROM edge_events GROUP BY grp",
-        spark=EQUAL,
-        duckdb=EQUAL,
+        # equal on this data, but a sum of doubles depends on the order of addition (the
+        # generator found Spark's 12345719.010000007 against Trino's and DuckDB's ...005)
+        spark="floating-aggregate",
+        duckdb="floating-aggregate",
     ),
     case(
         "group_stddev",
