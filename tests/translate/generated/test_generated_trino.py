@@ -92,7 +92,7 @@ def test_floating_comparisons_give_the_same_rows_in_every_trino_direction(trino_
 
 
 TRINO_CI_SEEDS = (1, 2)
-TRINO_CI_QUERIES = 12
+TRINO_CI_QUERIES = 8
 """Per seed and leg, a count (not a time), so every CI run checks the same queries; a query from
 Trino is a generated Spark or DuckDB query that translates into Trino (about 4 in 10 do), so the
 Trino-source legs run fewer. ``scripts/translation_fuzz.sh --trino`` runs them longer."""
