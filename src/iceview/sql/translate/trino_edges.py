@@ -383,6 +383,14 @@ TRUNC_DATE_AS_TIMESTAMP = Rewrite(
     "date_trunc(unit, CAST(d AS TIMESTAMP)) of a DATE", _trunc_date_as_timestamp
 )
 
+
+def _else_null(node: exp.Expr) -> None:
+    if node.args.get("false") is None:
+        node.set("false", exp.Null())
+
+
+IF_ELSE_NULL = Rewrite("if(c, x, NULL): Spark's if takes three arguments", _else_null)
+
 DUCKDB_CASE = Refuse(
     "unicode-case",
     "DuckDB's upper and lower follow newer Unicode data (upper('ß') is 'ẞ'); Trino keeps 'ß'",
@@ -420,6 +428,7 @@ TRINO_EDGE_RULES: tuple[Rule, ...] = (
     Rule(call(exp.Ceil, exp.Floor), "duckdb", "trino", CEIL_FLOOR_TYPE),
     Rule(call(exp.DateTrunc, exp.TimestampTrunc), "duckdb", "trino", TRUNC_DATE_AS_TIMESTAMP),
     Rule(call(exp.Reverse), "duckdb", "trino", DUCKDB_REVERSE),
+    Rule(call(exp.If), "trino", "spark", IF_ELSE_NULL),
     Rule(call(exp.Upper, exp.Lower), "duckdb", "trino", DUCKDB_CASE),
 )
 """The rows this module adds to the rules table."""

@@ -13,6 +13,9 @@ rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`
   reads Iceberg's instants in UTC; the engines resolve the repeated hour their own way (``time-zone``).
 * **From Spark**: decimal arithmetic beyond 38 digits (Spark lowers the scale, or in legacy mode
   returns NULL, Trino raises: ``decimal-overflow``).
+* **Into Trino**, also: a date plus or minus a number (``date-add``) or minus a date (an interval in
+  Trino: ``interval-result``), intervals in units Trino lacks (weeks, microseconds) or of several
+  units (``interval-literal``), date fields of text (``implicit-cast``).
 * **Into Trino**: numeric functions of text (Spark converts ``ceil('1.5')``), elements of an ``ARRAY[...]`` of different type families and text functions or
   ``sum``/``avg``/``count_if`` of a value of another type (Trino converts none of them,
   ``implicit-cast``); ``sum``/``avg`` of a bare ``NULL`` (Trino cannot choose the overload); fields
@@ -31,6 +34,13 @@ rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`
   milliseconds, ``INTERVAL '0.000001' SECOND`` is zero there: ``interval-literal``).
 * **From Trino**, ``CASE x WHEN x`` (Trino's optimizer folds it to true even for NULL:
   ``self-comparison``).
+* **Either way** (an outside check's queries): casts of text to numbers, dates, timestamps and booleans
+  (each engine accepts other forms: ``try-cast-text``); a decimal cast to text with Spark in legacy
+  mode (``0E-10``: ``cast-semantics``); ``AT TIME ZONE`` and intervals added to a timestamp with time
+  zone (Trino adds in the value's zone: ``time-zone``); intervals with sub-millisecond fractions;
+  ``x IN (SELECT ...)`` as a value between Trino and Spark (``in-subquery-null``); ``x IN (..., NULL)``
+  (Trino gives FALSE where the others give NULL: ``in-null``, new); comparisons of arrays, structs
+  and maps (NULL elements: ``nested-ordering``); ``||`` of an array (``array-function``).
 * **Either way**: ``min``/``max`` of floating-point values or of values whose type Spark's rules do
   not settle (``max(d + dec10)``: Trino's skip NaN: ``nan-ordering``); ``sum``/``avg`` of floating-point values (each engine adds in its own order: Spark
   gives ``12345719.010000007`` where Trino and DuckDB give ``...005``: ``floating-aggregate``).
@@ -44,7 +54,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
 from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, kind_of
-from iceview.sql.translate.edges_both import zoned_kinds
+from iceview.sql.translate.edges_both import IN_SUBQUERY, zoned_kinds
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.signatures import unification_operands
 from iceview.sql.translate.spark_typing import Ty, Typer, int_as_decimal
@@ -121,6 +131,11 @@ TRINO_GATE_CODES = frozenset(
         "floating-aggregate",
         "nan-ordering",
         "self-comparison",
+        "in-null",
+        "in-subquery-null",
+        "date-add",
+        "interval-result",
+        "array-function",
     }
 )
 """The refusal codes of :func:`trino_gate`."""
@@ -139,6 +154,7 @@ def trino_gate(tree: exp.Expr, ctx: Context) -> None:
             _real_beside_number(node, [node.this, node.expression], ctx, "arithmetic")
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and ctx.source == "spark":
             DECIMAL_WITHIN_38.apply(node, ctx)  # as from Trino into Spark (trino_rules)
+        _either_way(node, ctx)
         if into:
             _into_trino(node, typer, ctx)
         else:
@@ -267,6 +283,98 @@ def _array_families(node: exp.Expr, values: list[exp.Expr], ctx: Context) -> Non
 
 
 # --------------------------------------------------------------------------------------------------
+# either way (found by an outside check's queries, 2026-11-29)
+
+_TRINO_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
+_PLAIN_NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?\Z")
+_LONG_FRACTION = re.compile(r"\.[0-9]{4,}")
+
+
+def _either_way(node: exp.Expr, ctx: Context) -> None:
+    zoned = zoned_kinds(ctx)
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        _text_cast(node, ctx)
+        if (
+            "spark" in (ctx.source, ctx.target)
+            and not ctx.spark_ansi
+            and kind_of(node.this) == _T.DECIMAL
+            and node.args["to"].this in TEXT
+        ):
+            ctx.add(
+                "cast-semantics",
+                node,
+                "a decimal as text: legacy Spark writes small values in scientific notation (0E-10), Trino plain digits",
+            )
+    elif isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)) and any(
+        kind_of(o) in _NESTED for o in (node.this, node.expression)
+    ):
+        ctx.add(
+            "nested-ordering",
+            node,
+            "comparing arrays, structs or maps: Trino's is NULL (or fails) when an element or field is NULL, "
+            "Spark and DuckDB compare NULLs as values",
+        )
+    elif isinstance(node, exp.DPipe) and any(kind_of(o) in _NESTED for o in (node.this, node.expression)):
+        ctx.add(
+            "array-function",
+            node,
+            "|| of an array: Trino appends to the array, the others need two arrays or text",
+        )
+    elif isinstance(node, exp.AtTimeZone):
+        ctx.add(
+            "time-zone", node, "AT TIME ZONE: each engine converts between zoned and local times its own way"
+        )
+    elif isinstance(node, (exp.Add, exp.Sub)) and any(
+        kind_of(o) in zoned for o in (node.this, node.expression)
+    ):
+        ctx.add(
+            "time-zone",
+            node,
+            "an interval added to a timestamp with time zone: Trino adds it in the value's zone (UTC for Iceberg), "
+            "Spark and DuckDB in the session's, so a day or month across a daylight-saving change differs",
+        )
+    elif isinstance(node, exp.Interval) and isinstance(node.this, exp.Literal):
+        if _LONG_FRACTION.search(node.this.name):
+            ctx.add(
+                "interval-literal",
+                node,
+                "an interval with more than three fraction digits of a second: Trino's intervals hold milliseconds",
+            )
+    elif (
+        isinstance(node, exp.In)
+        and node.args.get("query") is not None
+        and "spark" in (ctx.source, ctx.target)
+    ):
+        IN_SUBQUERY.apply(node, ctx)
+    elif isinstance(node, exp.In) and any(isinstance(e, exp.Null) for e in node.expressions):
+        ctx.add(
+            "in-null",
+            node,
+            "x IN (..., NULL): Trino gives FALSE when nothing else matches, Spark and DuckDB NULL",
+        )
+
+
+def _text_cast(node: exp.Expr, ctx: Context) -> None:
+    to = node.args["to"].this
+    if (
+        kind_of(node.this) not in TEXT
+        or to in TEXT
+        or to not in (_TIMES | INTEGERS | FLOATS | {_T.DECIMAL, _T.BOOLEAN})
+    ):
+        return
+    if isinstance(node.this, exp.Literal) and (
+        _PLAIN_NUMBER.match(node.this.name) if to not in _TIMES else _ISO_DATE.match(node.this.name)
+    ):
+        return
+    ctx.add(
+        "try-cast-text",
+        node,
+        f"text cast to {node.args['to'].sql(ctx.target)}: the engines accept different forms ('1e3', ' 42 ', 'NaN', "
+        "'infinity'), so one gives a value where the other gives NULL or fails",
+    )
+
+
+# --------------------------------------------------------------------------------------------------
 # into Trino
 
 
@@ -297,6 +405,35 @@ def _into_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             node,
             "arithmetic of NULL alone: Trino cannot choose the operator (CAST the NULL)",
         )
+    if isinstance(node, (exp.Add, exp.Sub)) and kind_of(node.this) == _T.DATE:
+        other = kind_of(node.expression)
+        if other in INTEGERS or (isinstance(node.expression, exp.Literal) and not node.expression.is_string):
+            ctx.add(
+                "date-add",
+                node,
+                "a date plus or minus a number of days: Trino has no such operator (write date_add)",
+            )
+        elif other == _T.DATE:
+            ctx.add(
+                "interval-result",
+                node,
+                "a date minus a date: a number of days elsewhere, an interval in Trino",
+            )
+    if isinstance(node, exp.Interval):
+        unit = node.args.get("unit")
+        name = unit.name.upper().rstrip("S") if isinstance(unit, (exp.Var, exp.Literal)) else ""
+        if name not in _TRINO_UNITS and not (ctx.source == "spark" and "TO" in name):
+            ctx.add(
+                "interval-literal",
+                node,
+                f"an interval of {name.lower() or 'several units'}: Trino's are one of year, month, day, hour, minute, second",
+            )
+    if isinstance(node, _FIELDS) and not isinstance(node, exp.Extract) and _family(node.this) == "text":
+        ctx.add(
+            "implicit-cast",
+            node,
+            f"a date field of text: Trino takes a date or timestamp, {ctx.source} converts it",
+        )
     if isinstance(node, _NUMERIC_FUNCTIONS):
         for arg in node.iter_expressions():
             if _family(arg) not in (None, "number"):
@@ -322,6 +459,20 @@ def _into_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 "round of a 38-digit decimal (or of one whose precision is not known): Trino keeps its scale "
                 "and raises when the value rounds up beyond 38 digits",
             )
+    elif (
+        isinstance(node, exp.Ordered)
+        and node.args.get("nulls_first")
+        and kind_of(node.this) in FLOATS
+        and isinstance(node.parent, exp.Order)
+        and isinstance(node.parent.parent, exp.Select)
+        and node.parent.parent.args.get("distinct")
+    ):
+        ctx.add(
+            "nan-ordering",
+            node,
+            "SELECT DISTINCT ordered by a floating-point key with NULLs first: Trino moves NaN next to the NULLs, "
+            "and the key that keeps them apart is not in the select list",
+        )
     elif isinstance(node, exp.Ordered) and kind_of(node.this) in _NESTED:
         ctx.add(
             "nested-ordering",

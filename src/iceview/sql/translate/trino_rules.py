@@ -526,6 +526,7 @@ TRINO_RULES: tuple[Rule, ...] = (
     Rule(construct(exp.Div), "spark", "trino", e.DECIMAL_DIVISION + DECIMAL_QUOTIENT),
     Rule(call(exp.Right), "spark", "trino", e.POSITIVE_LENGTH + RIGHT_OF_COLUMN),
     Rule(call(exp.Right), "duckdb", "trino", e.POSITIVE_LENGTH + RIGHT_OF_COLUMN),
+    Rule(call(exp.Replace), "duckdb", "trino", REPLACE_SEARCH),
     Rule(call(exp.Min, exp.Max), "duckdb", "trino", NAN_ORDERING),
     Rule(_DIV_BY_NON_ZERO, "duckdb", "trino", e.DIV_OPERANDS),
     Rule(
