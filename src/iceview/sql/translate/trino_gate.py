@@ -40,7 +40,8 @@ rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`
   zone (Trino adds in the value's zone: ``time-zone``); intervals with sub-millisecond fractions;
   ``x IN (SELECT ...)`` as a value between Trino and Spark (``in-subquery-null``); ``x IN (..., NULL)``
   (Trino gives FALSE where the others give NULL: ``in-null``, new); comparisons of arrays, structs
-  and maps (NULL elements: ``nested-ordering``); ``||`` of an array (``array-function``).
+  and maps (NULL elements: ``nested-ordering``); ``||`` of an array (``array-function``); casts to
+  ``varchar(n)``/``char(n)`` (Trino cuts the text: ``cast-semantics``); ``contains(arr, NULL)``.
 * **Either way**: ``min``/``max`` of floating-point values or of values whose type Spark's rules do
   not settle (``max(d + dec10)``: Trino's skip NaN: ``nan-ordering``); ``sum``/``avg`` of floating-point values (each engine adds in its own order: Spark
   gives ``12345719.010000007`` where Trino and DuckDB give ``...005``: ``floating-aggregate``).
@@ -92,6 +93,7 @@ TRINO_GATE_CODES = frozenset(
         "date-add",
         "interval-result",
         "array-function",
+        "array-contains-null",
     }
 )
 """The refusal codes of :func:`trino_gate`."""
@@ -238,6 +240,12 @@ def _either_way(node: exp.Expr, ctx: Context) -> None:
     zoned = zoned_kinds(ctx)
     if isinstance(node, (exp.Cast, exp.TryCast)):
         _text_cast(node, ctx)
+        if node.args["to"].this in TEXT and node.args["to"].expressions:
+            ctx.add(
+                "cast-semantics",
+                node,
+                f"a cast to {node.args['to'].sql(ctx.source)}: Trino cuts the text to the length, Spark and DuckDB keep it",
+            )
         if (
             "spark" in (ctx.source, ctx.target)
             and not ctx.spark_ansi
@@ -263,6 +271,10 @@ def _either_way(node: exp.Expr, ctx: Context) -> None:
             "array-function",
             node,
             "|| of an array: Trino appends to the array, the others need two arrays or text",
+        )
+    elif isinstance(node, exp.ArrayContains) and isinstance(node.expression, exp.Null):
+        ctx.add(
+            "array-contains-null", node, "contains(array, NULL): Spark cannot type the NULL, Trino gives NULL"
         )
     elif isinstance(node, exp.AtTimeZone):
         ctx.add(

@@ -245,9 +245,7 @@ def _numeric_argument(node: exp.Expr, ctx: Context) -> None:
         return
     of = family(arg)
     if of is not None and of not in ("number", "INTERVAL"):
-        ctx.add(
-            "implicit-cast", node, f"sum or avg of a {of}: Trino takes numbers, {ctx.source} converts it"
-        )
+        ctx.add("implicit-cast", node, f"sum or avg of a {of}: Trino takes numbers, {ctx.source} converts it")
 
 
 def _duckdb_text_cast(node: exp.Expr, ctx: Context) -> None:
