@@ -61,6 +61,7 @@ __all__ = [
     "REAL_AGGREGATE",
     "TRINO_EDGE_CODES",
     "TRINO_EDGE_RULES",
+    "family",
 ]
 
 _T = exp.DataType.Type
@@ -93,14 +94,15 @@ BIG_INTEGER_AS_DECIMAL = Rewrite("CAST('...' AS DECIMAL(n, 0))", _as_decimal)
 # types Trino does not convert
 
 
-def _family(node: exp.Expr) -> str | None:
-    """The type family Trino converts within, or None for NULL or an unknown type."""
+def family(node: exp.Expr) -> str | None:
+    """The type family Trino converts within (``number``, ``text``, or the type's name), or None for
+    NULL or an unknown type."""
     node = node.unalias()
     if isinstance(node, exp.Null):
         return None
     k = _kind(node)
     if (k is None or k == _T.UNKNOWN) and isinstance(node, (exp.Ceil, exp.Floor, exp.Abs, exp.Round)):
-        return _family(node.this)  # sqlglot leaves DuckDB's untyped; a number of the argument's family
+        return family(node.this)  # sqlglot leaves DuckDB's untyped; a number of the argument's family
     if k is None or k == _T.NULL or k == _T.UNKNOWN:
         return None
     if k in INTEGERS or k in FLOATS or k == _T.DECIMAL:
@@ -113,12 +115,12 @@ def _family(node: exp.Expr) -> str | None:
 def _condition(node: exp.Expr | None, ctx: Context, where: exp.Expr) -> None:
     if node is None or isinstance(node, exp.Null):
         return
-    family = _family(node)
-    if family is not None and family != "BOOLEAN":
+    of = family(node)
+    if of is not None and of != "BOOLEAN":
         ctx.add(
             "implicit-cast",
             where,
-            f"a condition of type {family}: Trino requires a BOOLEAN, {ctx.source} converts it",
+            f"a condition of type {of}: Trino requires a BOOLEAN, {ctx.source} converts it",
         )
 
 
@@ -136,7 +138,7 @@ BOOLEAN_OPERANDS = Check("conditions of type BOOLEAN", (_boolean_operands,), ("i
 
 
 def _same_family(nodes: list[exp.Expr], ctx: Context, where: exp.Expr) -> None:
-    families = {f for f in (_family(n) for n in nodes) if f is not None}
+    families = {f for f in (family(n) for n in nodes) if f is not None}
     kinds = {_kind(n) for n in nodes}
     if (
         len(families) > 1
@@ -182,11 +184,9 @@ COMPARABLE = Check("comparison of one type family", (_comparable,), ("implicit-c
 
 
 def _text_operand(node: exp.Expr, ctx: Context) -> None:
-    family = _family(node.this)
-    if family is not None and family != "text":
-        ctx.add(
-            "implicit-cast", node, f"LIKE of a {family}: Trino requires a varchar, {ctx.source} converts it"
-        )
+    of = family(node.this)
+    if of is not None and of != "text":
+        ctx.add("implicit-cast", node, f"LIKE of a {of}: Trino requires a varchar, {ctx.source} converts it")
 
 
 TEXT_OPERAND = Check("LIKE of text", (_text_operand,), ("implicit-cast",))

@@ -13,6 +13,7 @@ from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, kind_of
 from iceview.sql.translate.edges_both import zoned_kinds
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.spark_typing import Typer
+from iceview.sql.translate.trino_edges import family
 
 __all__ = ["FIELDS", "ISO_DATE", "NESTED", "TIMES", "correlated_fields", "family", "from_trino", "into_trino"]
 
@@ -70,17 +71,6 @@ ISO_DATE = re.compile(
     r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?\s*\Z"
 )
 _FRACTION = re.compile(r"\.([0-9]*)")
-
-
-def family(node: exp.Expr) -> str | None:
-    k = kind_of(node)
-    if k is None or isinstance(node, exp.Null):
-        return None
-    if k in INTEGERS or k in FLOATS or k == _T.DECIMAL:
-        return "number"
-    if k in TEXT:
-        return "text"
-    return str(k.value)
 
 
 # --------------------------------------------------------------------------------------------------
