@@ -13,7 +13,9 @@ rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`
   reads Iceberg's instants in UTC; the engines resolve the repeated hour their own way (``time-zone``).
 * **From Spark**: decimal arithmetic beyond 38 digits (Spark lowers the scale, or in legacy mode
   returns NULL, Trino raises: ``decimal-overflow``).
-* **Into Trino**, also: a date plus or minus a number (``date-add``) or minus a date (an interval in
+* **Into Trino**, also: functions of a bare ``NULL`` (``substr(NULL, 3)``: Trino cannot choose an
+  overload), ``GROUP BY`` an integer that is no position of the select list
+  (``group-by-position``, new: Trino reads a position, Spark a constant); a date plus or minus a number (``date-add``) or minus a date (an interval in
   Trino: ``interval-result``), intervals in units Trino lacks (weeks, microseconds) or of several
   units (``interval-literal``), date fields of text (``implicit-cast``).
 * **Into Trino**: numeric functions of text (Spark converts ``ceil('1.5')``), elements of an ``ARRAY[...]`` of different type families and text functions or
@@ -94,6 +96,7 @@ TRINO_GATE_CODES = frozenset(
         "interval-result",
         "array-function",
         "array-contains-null",
+        "group-by-position",
     }
 )
 """The refusal codes of :func:`trino_gate`."""

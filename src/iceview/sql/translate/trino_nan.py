@@ -64,6 +64,8 @@ def _guarded(node: exp.Expr, into_trino: bool) -> exp.Expr:
     """``node`` (a comparison) with the guard of the module's doc."""
     a, b = node.this, node.expression
     nan = [exp.IsNan(this=x.copy()) for x in (a, b) if _may_be_nan(x)]
+    if not nan:  # an element of an IN list that cannot be NaN beside a value that cannot either
+        return node.copy()
     if into_trino:
         flags = [
             exp.Cast(this=exp.IsNan(this=x.copy()), to=exp.DataType.build("INT"))
@@ -192,7 +194,7 @@ def _in_check(into_trino: bool) -> Check:
     rewrite = _in_rewrite(into_trino)
 
     def schedule(node: exp.Expr, ctx: Context) -> None:
-        if not _floating(node.this):
+        if not _may_be_nan(node.this):
             return
         query = node.args.get("query")
         if query is not None:

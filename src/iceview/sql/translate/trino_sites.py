@@ -80,6 +80,26 @@ _FRACTION = re.compile(r"\.([0-9]*)")
 def into_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
     zoned = zoned_kinds(ctx)
     of = node.expression if isinstance(node, exp.Extract) else node.this
+    if isinstance(node, (*FIELDS, *_TEXT_FUNCTIONS, *_NUMERIC_FUNCTIONS)) and isinstance(of, exp.Null):
+        ctx.add(
+            "implicit-cast",
+            node,
+            "a function of a bare NULL: Trino cannot choose among its overloads (CAST the NULL to a type)",
+        )
+    if isinstance(node, exp.Group):
+        selects = node.parent.selects if isinstance(node.parent, exp.Select) else []
+        for key in node.expressions:
+            if (
+                isinstance(key, exp.Literal)
+                and not key.is_string
+                and not 1 <= int(float(key.name)) <= len(selects)
+            ):
+                ctx.add(
+                    "group-by-position",
+                    key,
+                    f"GROUP BY {key.name}: Trino reads an integer there as a position in the select list, "
+                    f"{ctx.source} as a constant",
+                )
     if isinstance(node, FIELDS) and isinstance(of, exp.Expr) and kind_of(of) in zoned:
         ctx.add(
             "time-zone",
