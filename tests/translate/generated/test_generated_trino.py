@@ -61,7 +61,7 @@ def test_every_trino_mismatch_found_so_far_gives_the_same_rows_or_is_refused(tri
 
 GUARDED = {
     "spark": [
-        "SELECT id, d > 3 AS a, d = f AS b, d <> d AS c, d IN (f, 1.5) AS e, 3 < d AS g, d <= -1.5 AS h FROM t",
+        "SELECT id, d > 3 AS a, d = f AS b, d <> d AS c, d IN (f, 1.5e0) AS e, 3 < d AS g, d <= -1.5 AS h FROM t",
         "SELECT id FROM t WHERE d NOT IN (d, 2.5) AND d > 1",
         "SELECT a.id, b.id FROM t AS a JOIN t AS b ON a.d = b.d",
     ],
@@ -69,7 +69,7 @@ GUARDED = {
         "SELECT id, d > 3 AS a, d = d AS b, d <> d AS c, d IN (d, 1.5) AS e, d >= NULL AS g, 0 > d AS h FROM t"
     ],
     "trino": [
-        "SELECT t.id, t.d > 3 AS a, t.d = t.d AS b, t.d <> t.d AS c, t.d IN (t.f, 1.5) AS e, t.d < t.i AS g, "
+        "SELECT t.id, t.d > 3 AS a, t.d = t.d AS b, t.d <> t.d AS c, t.d IN (t.f, 1.5e0) AS e, t.d < t.i AS g, "
         "3 < t.d AS h, t.d >= t.d AS k FROM edge.db.t AS t",
         "SELECT t.id FROM edge.db.t AS t WHERE t.d > 3 AND t.d >= t.d",
         "SELECT t.id FROM edge.db.t AS t WHERE NOT t.d > 3 OR t.d <> t.d",

@@ -2,7 +2,7 @@
 issue 28): what :func:`trino_gate` refuses in every direction into or from Trino, read before any
 rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`).
 
-* **REAL beside an integer or a decimal** (arithmetic, comparison, ``IN``, ``COALESCE``, a set
+* **REAL beside an integer or a decimal** (a literal ``0.1`` too) (arithmetic, comparison, ``IN``, ``COALESCE``, a set
   operation's column, ``ARRAY[...]``): Trino computes and converts in ``REAL``, Spark in ``DOUBLE``
   where a decimal is involved (and rounds ``FLOAT - BIGINT`` otherwise than Trino), DuckDB keeps
   ``FLOAT``. Refused (``type-signature``).
@@ -43,7 +43,8 @@ rewrite, beside the rules table's rows (:mod:`.trino_rules`, :mod:`.trino_edges`
   ``x IN (SELECT ...)`` as a value between Trino and Spark (``in-subquery-null``); ``x IN (..., NULL)``
   (Trino gives FALSE where the others give NULL: ``in-null``, new); comparisons of arrays, structs
   and maps (NULL elements: ``nested-ordering``); ``||`` of an array (``array-function``); casts to
-  ``varchar(n)``/``char(n)`` (Trino cuts the text: ``cast-semantics``); ``contains(arr, NULL)``.
+  ``varchar(n)``/``char(n)`` (Trino cuts the text: ``cast-semantics``); ``contains(arr, NULL)``;
+  ``RANGE`` frames with an offset and ``GROUPS`` frames (``range-frame``).
 * **Either way**: ``min``/``max`` of floating-point values or of values whose type Spark's rules do
   not settle (``max(d + dec10)``: Trino's skip NaN: ``nan-ordering``); ``sum``/``avg`` of floating-point values (each engine adds in its own order: Spark
   gives ``12345719.010000007`` where Trino and DuckDB give ``...005``: ``floating-aggregate``).
@@ -56,6 +57,7 @@ import re
 from sqlglot import exp
 
 from iceview.sql.translate.checks import FLOATS, INTEGERS, TEXT, kind_of
+from iceview.sql.translate.edges import decimal_literal
 from iceview.sql.translate.edges_both import IN_SUBQUERY, zoned_kinds
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.signatures import unification_operands
@@ -97,6 +99,7 @@ TRINO_GATE_CODES = frozenset(
         "array-function",
         "array-contains-null",
         "group-by-position",
+        "range-frame",
     }
 )
 """The refusal codes of :func:`trino_gate`."""
@@ -213,7 +216,8 @@ def _real(node: exp.Expr) -> bool:
 def _real_beside_number(node: exp.Expr, values: list[exp.Expr], ctx: Context, where: str) -> None:
     present = [v for v in values if v is not None]
     kinds = {kind_of(v) for v in present}
-    if any(_real(v) for v in present) and kinds & _NUMBERS:
+    # sqlglot types 0.1 as a DOUBLE; Spark and Trino read it as a DECIMAL
+    if any(_real(v) for v in present) and (kinds & _NUMBERS or any(decimal_literal(v) for v in present)):
         ctx.add(
             "type-signature",
             node,
@@ -278,6 +282,18 @@ def _either_way(node: exp.Expr, ctx: Context) -> None:
     elif isinstance(node, exp.ArrayContains) and isinstance(node.expression, exp.Null):
         ctx.add(
             "array-contains-null", node, "contains(array, NULL): Spark cannot type the NULL, Trino gives NULL"
+        )
+    elif isinstance(node, exp.WindowSpec) and (
+        str(node.args.get("kind") or "").upper() == "GROUPS"
+        or (
+            str(node.args.get("kind") or "").upper() == "RANGE"
+            and any(isinstance(node.args.get(k), exp.Expr) for k in ("start", "end"))
+        )
+    ):
+        ctx.add(
+            "range-frame",
+            node,
+            "a RANGE frame with an offset (or GROUPS): legacy Spark wraps the bound at the key's limits, Trino raises",
         )
     elif isinstance(node, exp.AtTimeZone):
         ctx.add(
