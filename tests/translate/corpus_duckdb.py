@@ -58,13 +58,13 @@ DUCKDB_CASES: list[SourceCase] = [
         "group_ratio",
         "SELECT grp, avg(ratio) AS a, count(ratio) AS n FROM edge_events GROUP BY grp",
         spark="floating-aggregate",
-        trino=EQUAL,
+        trino="floating-aggregate",
     ),
     case(
         "group_stddev",
         "SELECT grp, stddev(ratio) AS sd FROM edge_events GROUP BY grp",
         spark="function",
-        trino=EQUAL,
+        trino="floating-aggregate",
     ),
     case(
         "group_dates",
@@ -359,14 +359,14 @@ DUCKDB_CASES: list[SourceCase] = [
         "try_cast",
         "SELECT order_id, try_cast(note AS INTEGER) AS n FROM orders",
         spark="try-cast-text",
-        trino=EQUAL,
+        trino="try-cast-text",
     ),
     # --- strings ----------------------------------------------------------------------------------
     case(
         "lower_upper",
         "SELECT event_id, lower(label) AS l, upper(label) AS u FROM edge_events",
         spark="unicode-case",
-        trino=EQUAL,
+        trino="unicode-case",
     ),
     case("length", "SELECT event_id, length(label) AS len FROM edge_events", spark=EQUAL, trino=EQUAL),
     case(
