@@ -221,10 +221,18 @@ class TrinoRun:
 
 
 def query(connection: Any, sql: str) -> list[tuple[Any, ...]]:
-    """One Trino statement's rows, as tuples."""
-    cursor = connection.cursor()
-    cursor.execute(sql)
-    return [tuple(r) for r in cursor.fetchall()]
+    """One Trino statement's rows, as tuples. Just after start-up Trino may answer
+    NO_NODES_AVAILABLE while its one node registers; that is retried for up to 30 s."""
+    deadline = time.monotonic() + 30
+    while True:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql)
+            return [tuple(r) for r in cursor.fetchall()]
+        except Exception as e:
+            if "NO_NODES_AVAILABLE" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def run_cli(env: dict[str, str], *args: str) -> str:
