@@ -70,7 +70,6 @@ _NUMERIC_FUNCTIONS = (
 ISO_DATE = re.compile(
     r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?\s*\Z"
 )
-_FRACTION = re.compile(r"\.([0-9]*)")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -199,8 +198,6 @@ def into_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             "a sort key that is an array, struct or map: Trino refuses to compare arrays holding NULLs",
         )
     elif isinstance(node, (exp.Cast, exp.TryCast)):
-        if ctx.source == "duckdb":
-            _duckdb_text_cast(node, ctx)
         to = node.args["to"].this
         to_number = to in INTEGERS or to in FLOATS or to == _T.DECIMAL
         if (family(node.this) in ("number", "BOOLEAN") and to in TIMES) or (
@@ -258,19 +255,6 @@ def _numeric_argument(node: exp.Expr, ctx: Context) -> None:
         ctx.add("implicit-cast", node, f"sum or avg of a {of}: Trino takes numbers, {ctx.source} converts it")
 
 
-def _duckdb_text_cast(node: exp.Expr, ctx: Context) -> None:
-    to = node.args["to"].this
-    if kind_of(node.this) not in TEXT or to not in TIMES:
-        return
-    if isinstance(node.this, exp.Literal) and ISO_DATE.match(node.this.name):
-        return
-    ctx.add(
-        "try-cast-text",
-        node,
-        "text cast to a date or timestamp: DuckDB reads more forms than Trino ('infinity', '1 BC')",
-    )
-
-
 def correlated_fields(tree: exp.Expr, ctx: Context) -> None:
     for scope in traverse_scope(tree):
         for column in scope.external_columns:
@@ -319,13 +303,4 @@ def from_trino(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 "cast-semantics",
                 node,
                 "a DOUBLE cast to a REAL: beyond REAL's range Trino gives infinity, DuckDB NULL (TRY_CAST) or an error",
-            )
-    elif isinstance(node, exp.Interval):
-        unit = node.args.get("unit")
-        fraction = _FRACTION.search(node.this.name) if isinstance(node.this, exp.Literal) else None
-        if unit is not None and "SECOND" in unit.name.upper() and fraction and len(fraction.group(1)) > 3:
-            ctx.add(
-                "interval-literal",
-                node,
-                "an interval with more than three fraction digits of a second: Trino's intervals hold milliseconds",
             )
