@@ -4,4 +4,5 @@ pytest_plugins = [
     "fixtures.rest_java",
     "fixtures.iceview_serve",
     "fixtures.trino_server",
+    "fixtures.hms_server",
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "MissingDialectError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
+    "NoSuchIcebergViewError",
     "NoSuchNamespaceError",
     "NoSuchTableError",
     "NoSuchViewError",
@@ -187,6 +188,11 @@ class NoSuchNamespaceError(IceviewError, LookupError):
 
 class NoSuchViewError(IceviewError, LookupError):
     """Java ``NoSuchViewException``."""
+
+
+class NoSuchIcebergViewError(NoSuchViewError):
+    """The name holds something that is not an Iceberg view, e.g. a plain Hive view
+    (Java ``NoSuchIcebergViewException``)."""
 
 
 class NoSuchTableError(IceviewError, LookupError):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,10 @@ VIEW_CATALOG_PROPERTIES = {
 }
 
 
+# the session's metastore expires locks after 15 s without a heartbeat (tests/fixtures/hms_server.py)
+HIVE_TEST_PROPERTIES = {"iceberg.hive.lock-heartbeat-interval-ms": "4000"}
+
+
 @dataclass
 class CatalogEnv:
     """Where a test's catalog lives: the database URL (SQLAlchemy), the warehouse, the backend."""
@@ -54,6 +58,22 @@ class CatalogEnv:
     warehouse: Path
     jdbc_url: str | None = None
     jdbc_user: str | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+    """Further catalog properties (the Hive catalog's lock mode)."""
+
+    @property
+    def worker_url(self) -> str:
+        """The url catalog_worker.py opens, with :attr:`properties` after a ``#``."""
+        if not self.properties:
+            return self.url
+        from urllib.parse import urlencode
+
+        return f"{self.url}#{urlencode(self.properties)}"
+
+    def view_dir(self, namespace: str, name: str) -> Path:
+        """Where a view's default location puts its files: ``<ns>/<name>``, and in a Hive
+        database's folder ``<ns>.db/<name>``."""
+        return self.warehouse / (f"{namespace}.db" if self.backend == "hive" else namespace) / name
 
     @property
     def warehouse_uri(self) -> str:
@@ -68,6 +88,12 @@ class CatalogEnv:
             from iceview.catalog.rest import RestCatalog
 
             return RestCatalog(name, uri=self.url, **props)
+        if self.backend == "hive":
+            from iceview.catalog.hive import HiveCatalog
+
+            return HiveCatalog(
+                name, uri=self.url, warehouse=self.warehouse_uri, **HIVE_TEST_PROPERTIES, **props
+            )
         merged = {"uri": self.url, "warehouse": self.warehouse_uri, **props}
         return SqlCatalog(name, **merged)
 
@@ -77,6 +103,10 @@ class CatalogEnv:
             from pyiceberg.catalog.rest import RestCatalog as PyIcebergRestCatalog
 
             return PyIcebergRestCatalog(name, uri=self.url, **props)
+        if self.backend == "hive":
+            from pyiceberg.catalog.hive import HiveCatalog as PyIcebergHiveCatalog
+
+            return PyIcebergHiveCatalog(name, uri=self.url, warehouse=self.warehouse_uri, **props)
         from pyiceberg.catalog.sql import SqlCatalog as PyIcebergSqlCatalog
 
         return PyIcebergSqlCatalog(name, uri=self.url, warehouse=self.warehouse_uri, **props)

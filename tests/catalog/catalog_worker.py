@@ -54,6 +54,14 @@ def _catalog(uri: str, warehouse: str) -> Any:
         from iceview.catalog.rest import RestCatalog
 
         return RestCatalog("testCatalog", uri=uri)
+    if uri.startswith("thrift://"):
+        from urllib.parse import parse_qsl
+
+        from iceview.catalog.hive import HiveCatalog
+
+        # catalog properties ride after a '#': thrift://host:port#iceberg.engine.hive.lock-enabled=false
+        base, _, extra = uri.partition("#")
+        return HiveCatalog("testCatalog", uri=base, warehouse=warehouse, **dict(parse_qsl(extra)))
     return SqlCatalog("testCatalog", uri=uri, warehouse=warehouse)
 
 

@@ -95,7 +95,16 @@ def test_concurrent_replaces(env: CatalogEnv, tmp_path: Path) -> None:
     records, elapsed = _run_writers(
         tmp_path,
         WRITERS,
-        lambda w, out, go: ["replace", env.url, env.warehouse_uri, "ns.v", str(w), str(COMMITS), out, go],
+        lambda w, out, go: [
+            "replace",
+            env.worker_url,
+            env.warehouse_uri,
+            "ns.v",
+            str(w),
+            str(COMMITS),
+            out,
+            go,
+        ],
     )
     errors = [r for r in records if "error" in r]
     assert not errors, errors[:5]
@@ -173,7 +182,7 @@ def test_replaces_with_one_new_schema(env: CatalogEnv, tmp_path: Path) -> None:
         SCHEMA_WRITERS,
         lambda w, out, go: [
             "replace-new-schema",
-            env.url,
+            env.worker_url,
             env.warehouse_uri,
             "ns.v",
             str(w),
@@ -215,7 +224,17 @@ def test_every_kind_of_change_races(env: CatalogEnv, tmp_path: Path) -> None:
     records, _ = _run_writers(
         tmp_path,
         len(writers),
-        lambda w, out, go: ["race", env.url, env.warehouse_uri, "ns.v", writers[w][0], str(w), "4", out, go],
+        lambda w, out, go: [
+            "race",
+            env.worker_url,
+            env.warehouse_uri,
+            "ns.v",
+            writers[w][0],
+            str(w),
+            "4",
+            out,
+            go,
+        ],
     )
     assert len(records) == len(writers) * 4
     failed = [r for r in records if "error" in r]

@@ -117,8 +117,12 @@ def test_one_config_file_serves_pyiceberg_too(clean_env: Path, monkeypatch: pyte
 def test_types_and_uris(clean_env: Path) -> None:
     with pytest.raises(ServiceUnavailableError, match="Cannot reach the REST catalog"):
         iceview.load_catalog("r", uri="http://127.0.0.1:9")
-    with pytest.raises(UnsupportedOperationError, match="Hive"):
+    with pytest.raises(UnsupportedOperationError, match="Glue catalogs are not supported"):
+        iceview.load_catalog("g", type="glue")
+    with pytest.raises(InvalidArgumentError, match=r"Hive catalog h has no 'uri'"):
         iceview.load_catalog("h", type="hive")
+    with pytest.raises(InvalidArgumentError, match=r"expected thrift://host:port"):
+        iceview.load_catalog("h", type="hive", uri="http://x:1")
     with pytest.raises(InvalidArgumentError, match="Unknown catalog type"):
         iceview.load_catalog("x", type="nope")
     mem = iceview.load_catalog("m", type="in-memory")

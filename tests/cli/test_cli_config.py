@@ -120,13 +120,13 @@ def test_catalogs_never_show_a_postgresql_password(demo: Demo) -> None:
 
 
 def test_catalogs_lists_a_type_iceview_cannot_open(demo: Demo) -> None:
-    env = {**demo.env, "PYICEBERG_CATALOG__DEMO__TYPE": "hive"}
+    env = {**demo.env, "PYICEBERG_CATALOG__DEMO__TYPE": "glue"}
     data = parse_json(invoke(env, "catalogs", "-o", "json").stdout)
-    assert [(c["name"], c["type"]) for c in data["catalogs"]] == [("demo", "hive")]
+    assert [(c["name"], c["type"]) for c in data["catalogs"]] == [("demo", "glue")]
     result = invoke(env, "list")
     assert result.exit_code == ExitCode.CATALOG
     assert error_line(result.stderr) == (
-        "iceview: cannot open catalog 'demo': Hive catalogs are not supported by iceview yet"
+        "iceview: cannot open catalog 'demo': Glue catalogs are not supported by iceview yet"
     )
 
 

@@ -318,8 +318,8 @@ def test_bad_configuration_file(demo: Demo) -> None:
 
 
 def test_unsupported_catalog_type(demo: Demo) -> None:
-    env = {**demo.env, "PYICEBERG_CATALOG__DEMO__TYPE": "hive"}
-    fails(invoke(env, "list"), ExitCode.CATALOG, "Hive catalogs are not supported by iceview yet")
+    env = {**demo.env, "PYICEBERG_CATALOG__DEMO__TYPE": "glue"}
+    fails(invoke(env, "list"), ExitCode.CATALOG, "Glue catalogs are not supported by iceview yet")
 
 
 # ----------------------------------------------------------------------------- commits

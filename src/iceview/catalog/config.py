@@ -48,7 +48,6 @@ DEFAULT_WAREHOUSE = "warehouse"
 SQLITE_FILE = "catalog.db"
 _SQL_SCHEMES = ("sqlite", "postgresql", "postgres", "jdbc:sqlite", "jdbc:postgresql")
 _UNSUPPORTED = {
-    "hive": "Hive",
     "glue": "Glue",
     "dynamodb": "DynamoDB",
     "bigquery": "BigQuery",
@@ -199,6 +198,9 @@ def resolve_catalog(name: str | None = None, **properties: str) -> ResolvedCatal
     elif kind == "rest":
         if not props.get("uri"):
             raise InvalidArgumentError(f"REST catalog {name} has no 'uri' (e.g. http://localhost:8181/)")
+    elif kind == "hive":
+        if not props.get("uri"):
+            raise InvalidArgumentError(f"Hive catalog {name} has no 'uri' (e.g. thrift://localhost:9083)")
     elif kind in _UNSUPPORTED:
         raise UnsupportedOperationError(f"{_UNSUPPORTED[kind]} catalogs are not supported by iceview yet")
     else:
@@ -218,6 +220,10 @@ def load_catalog(name: str | None = None, **properties: str) -> Catalog:
         from iceview.catalog.rest import RestCatalog
 
         return RestCatalog(resolved.name, **props)
+    if resolved.catalog_type == "hive":
+        from iceview.catalog.hive import HiveCatalog
+
+        return HiveCatalog(resolved.name, **props)
     from iceview.catalog.sql import SqlCatalog
 
     return SqlCatalog(resolved.name, **props)

@@ -10,21 +10,33 @@ properties (Java's defaults: 4 retries, 100 ms to 60 s, 30 min in all, doubling)
 
 from __future__ import annotations
 
+import logging
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from iceview.catalog.interface import Catalog
-from iceview.catalog.operations import METADATA_CACHE_SIZE, MetadataCache, ViewOperations, read_metadata
+from iceview.catalog.operations import (
+    METADATA_CACHE_SIZE,
+    MetadataCache,
+    ViewOperations,
+    delete_file_quietly,
+    read_metadata,
+)
 from iceview.catalog.properties import (
+    GC_ENABLED,
     VIEW_DEFAULT_PREFIX,
     VIEW_OVERRIDE_PREFIX,
     properties_with_prefix,
+    property_as_bool,
 )
 from iceview.errors import (
     CommitFailedError,
     InvalidArgumentError,
+    InvalidMetadataError,
+    LocationOutsideWarehouseError,
     NoSuchViewError,
+    NotFoundError,
     TableAlreadyExistsError,
     ViewAlreadyExistsError,
 )
@@ -37,6 +49,8 @@ if TYPE_CHECKING:
     from iceview.view import View, ViewDefinition
 
 __all__ = ["MetastoreViewCatalog"]
+
+log = logging.getLogger(__name__)
 
 
 class MetastoreViewCatalog(Catalog):
@@ -187,6 +201,41 @@ class MetastoreViewCatalog(Catalog):
             return self.commit_view(self._view(ops), change.requirements, change.updates)
         except CommitFailedError as e:
             raise CommitFailedError(f"View was updated concurrently: {identifier} ({e})") from e
+
+    # -- drop ------------------------------------------------------------------------------------
+    def _last_metadata_for_drop(self, ops: ViewOperations) -> ViewMetadata | None:
+        """The metadata a drop deletes afterwards (Java's ``dropView``): None when the view is
+        gone, its file is missing, or it does not parse (Java cannot drop such a view; iceview drops
+        the entry and leaves the file alone)."""
+        try:
+            return ops.current()
+        except NotFoundError as e:
+            log.warning("Failed to load view metadata for view: %s: %s", ops.identifier, e)
+        except InvalidMetadataError as e:
+            log.warning(
+                "View metadata of %s does not parse; dropping it without deleting files: %s",
+                ops.identifier,
+                e,
+            )
+        return None
+
+    def _delete_dropped_metadata(self, identifier: ViewIdentifier, last: ViewMetadata | None) -> None:
+        """After a drop: delete the view's current metadata file if ``gc.enabled`` (Java's
+        ``CatalogUtil.dropViewMetadata``), and only inside the warehouse."""
+        if (
+            last is None
+            or not last.metadata_file_location
+            or not property_as_bool(last.properties, GC_ENABLED, True)
+        ):
+            return
+        from iceview import files
+
+        try:
+            files.check_in_warehouse(last.metadata_file_location, self.warehouse_root, "metadata file")
+        except LocationOutsideWarehouseError as e:
+            log.warning("Not deleting the metadata file of view %s: %s", identifier, e)
+        else:
+            delete_file_quietly(self.io, last.metadata_file_location)
 
     # -- register --------------------------------------------------------------------------------
     def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View:

@@ -42,8 +42,8 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from iceview import identifiers as _ids
 from iceview.catalog.interface import NamespacePropertiesUpdate
 from iceview.catalog.metastore import MetastoreViewCatalog
-from iceview.catalog.operations import ViewOperations, delete_file_quietly
-from iceview.catalog.properties import GC_ENABLED, property_as_bool
+from iceview.catalog.operations import ViewOperations
+from iceview.catalog.properties import property_as_bool
 from iceview.catalog.sql_db import (
     ALL_POINTERS_SQL,
     CREATE_NAMESPACE_PROPERTIES_TABLE_SQL,
@@ -87,14 +87,11 @@ from iceview.errors import (
     CommitFailedError,
     CommitStateUnknownError,
     InvalidArgumentError,
-    InvalidMetadataError,
     InvalidStateError,
-    LocationOutsideWarehouseError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
     NoSuchNamespaceError,
     NoSuchViewError,
-    NotFoundError,
     TableAlreadyExistsError,
     UnsupportedOperationError,
     ViewAlreadyExistsError,
@@ -444,36 +441,14 @@ class SqlCatalog(MetastoreViewCatalog):
     def drop_view(self, identifier: IdentifierLike) -> bool:
         self._require_views()
         ident = to_identifier(identifier)
-        ops = self.new_view_ops(ident)
-        last: ViewMetadata | None = None
-        try:
-            last = ops.current()
-        except NotFoundError as e:
-            log.warning("Failed to load view metadata for view: %s: %s", ident, e)
-        except InvalidMetadataError as e:
-            # Java cannot drop such a view; iceview drops the entry and leaves the file alone
-            log.warning(
-                "View metadata of %s does not parse; dropping it without deleting files: %s", ident, e
-            )
+        last = self._last_metadata_for_drop(self.new_view_ops(ident))
         deleted = self._execute(
             f"drop view {ident}", DROP_VIEW_SQL, self.name, ident.namespace_string, ident.name
         )
         if deleted == 0:
             log.info("Skipping drop, view does not exist: %s", ident)
             return False
-        if (
-            last is not None
-            and last.metadata_file_location
-            and property_as_bool(last.properties, GC_ENABLED, True)
-        ):
-            from iceview import files
-
-            try:
-                files.check_in_warehouse(last.metadata_file_location, self.warehouse_root, "metadata file")
-            except LocationOutsideWarehouseError as e:
-                log.warning("Not deleting the metadata file of view %s: %s", ident, e)
-            else:
-                delete_file_quietly(self.io, last.metadata_file_location)
+        self._delete_dropped_metadata(ident, last)
         log.info("Dropped view: %s", ident)
         return True
 

@@ -63,7 +63,7 @@ def config_sources() -> ConfigSources:
 def catalog_config(name: str | None) -> CatalogConfig:
     """The effective configuration of catalog ``name`` (the default catalog when ``None``): what
     :func:`iceview.catalog.config.resolve_catalog` says :func:`iceview.load_catalog` opens. A
-    catalog of a type iceview cannot open yet (Hive, Glue, ...) is still described, with its
+    catalog of a type iceview cannot open yet (Glue, DynamoDB, ...) is still described, with its
     declared type; opening it says why it cannot be used."""
     from iceview.catalog.config import load_catalog_properties, resolve_catalog
     from iceview.errors import NoSuchCatalogError, UnsupportedOperationError
