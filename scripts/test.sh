@@ -8,7 +8,9 @@
 #
 # mypy, the plain install and the RCK do not depend on pytest, so they run beside it (each in the
 # background, with its output kept in a log and shown after pytest): pytest leaves part of the two
-# cores idle, and the three together take about 80 s when run one after another.
+# cores idle, and the three together take about 80 s when run one after another. The Hive Metastore
+# tests (marker `hive`) run beside it too, in a pytest of their own: they mostly wait (on locks, on
+# lock expiry, on a metastore restarting), which the main run's idle time absorbs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -40,9 +42,13 @@ rck() {
 }
 
 beside "mypy --strict src" .venv/bin/mypy src
+HIVE="pytest -m hive (the Hive Metastore tests)"
 if [ $# -eq 0 ]; then
   beside "plain install (pip install iceview, no extras: no pyarrow)" bash scripts/plain_install.sh
   beside "Iceberg REST Compatibility Kit against iceview serve" rck
+  beside "$HIVE" .venv/bin/python -m pytest -m hive --durations=15 --basetemp="$LOGS/hive-tmp" \
+    -p no:cacheprovider
+  set -- -m "not hive"
 fi
 
 echo "== pytest"
@@ -50,7 +56,7 @@ status=0
 .venv/bin/python -m pytest --durations=30 "$@" || status=$?
 
 for name in "mypy --strict src" "plain install (pip install iceview, no extras: no pyarrow)" \
-  "Iceberg REST Compatibility Kit against iceview serve"; do
+  "Iceberg REST Compatibility Kit against iceview serve" "$HIVE"; do
   [ -n "${PIDS[$name]:-}" ] || continue
   rc=0
   wait "${PIDS[$name]}" || rc=$?

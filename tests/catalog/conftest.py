@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from catalog_support import CATALOG_NAME, VIEW_CATALOG_PROPERTIES, CatalogEnv
+from hive_support import empty_metastore
 
 from iceview.catalog.interface import close_table_catalog
 from iceview.catalog.sql import SqlCatalog
@@ -153,16 +154,6 @@ def _empty(uri: str, warehouse: Path) -> None:
             shutil.rmtree(child)
         else:
             child.unlink()
-
-
-def empty_metastore(metastore: Any) -> None:
-    """Drop every database but ``default`` (with what it holds) and every table of ``default``."""
-    with metastore.client() as client:
-        for database in client.get_all_databases():
-            if database != "default":
-                client.drop_database(database, False, True)
-        for table in client.get_all_tables("default"):
-            client.drop_table("default", table, False)
 
 
 @pytest.fixture(scope="session")

@@ -137,7 +137,7 @@ class HiveViewOperations(ViewOperations):
         catalog = self.catalog
         metadata = self._committing
         held = self.held_lock
-        lock = held or catalog._commit_lock(self.database, self.table)
+        lock = held or catalog._commit_lock(self.database, self.table, swap=base is not None)
         base_location = base.metadata_file_location if base is not None else None
         sent = False
         try:
@@ -316,10 +316,14 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
             ops.held_lock = None
             lock.unlock()
 
-    def _commit_lock(self, database: str, table: str) -> CommitLock:
+    def _commit_lock(self, database: str, table: str, *, swap: bool = True) -> CommitLock:
+        """The lock a commit takes; without locks, a ``swap`` of an existing pointer needs a
+        metastore that compares and swaps (a create needs none: ``create_table`` fails if the name
+        is taken)."""
         if self.lock_enabled:
             return MetastoreLock(self.clients, self.lock_settings, self.clients.display_uri, database, table)
-        check_compare_and_swap(self.clients, database)
+        if swap:
+            check_compare_and_swap(self.clients, database)
         return NoLock()
 
     def _persist(self, table: Any, *, update: bool, base_location: str | None) -> None:
