@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Benchmark: view commits on a SQLite catalog (not a test).
+"""Benchmark: view commits on a SQLite catalog and on a Hive Metastore (not a test).
 
-    .venv/bin/python bench/bench_catalog.py [--n 200] [--seconds 5] [--no-java] [--json out.json]
+    .venv/bin/python bench/bench_catalog.py [--n 200] [--seconds 5] [--no-java] [--no-hms] [--json out.json]
 
 Measures, on SQLite files in a temporary folder:
 
@@ -13,6 +13,10 @@ Measures, on SQLite files in a temporary folder:
 * Iceberg Java 1.10.2's ``JdbcCatalog`` doing the same creates, replaces and property updates on the
   same kind of SQLite file, timed inside the JVM (``System.nanoTime`` around each call, in a small
   Java class compiled here and run in the oracle's Spark session, see ``tests/fixtures``).
+
+On a Hive Metastore (Hive 2.3.10 from PySpark 4's jars on Derby, ``tests/fixtures/hms_server.py``),
+the same three operations by iceview's ``HiveCatalog`` (with the metastore's locks, and without:
+its compare-and-swap) and by Iceberg Java's ``HiveCatalog`` on the same metastore, in the same run.
 
 It prints the figures and the ratios iceview/floor and iceview/Java.
 """
@@ -86,23 +90,25 @@ def new_catalog(folder: Path, **props: str) -> SqlCatalog:
 # ----------------------------------------------------------------------------- iceview latency
 
 
-def bench_iceview(base: Path, n: int, warmup: int) -> dict[str, dict[str, float]]:
-    catalog = new_catalog(base / "iceview")
-    catalog.create_namespace("ns")
+def bench_iceview(
+    base: Path, n: int, warmup: int, catalog: Any = None, ns: str = "ns"
+) -> dict[str, dict[str, float]]:
+    catalog = catalog if catalog is not None else new_catalog(base / "iceview")
+    catalog.create_namespace(ns)
     results: dict[str, dict[str, float]] = {}
 
     def create(i: int) -> None:
         catalog.create_view(
-            f"ns.c{i + warmup}", schema=SCHEMA, queries={"spark": "SELECT 1 AS id"}, default_namespace="ns"
+            f"{ns}.c{i + warmup}", schema=SCHEMA, queries={"spark": "SELECT 1 AS id"}, default_namespace=ns
         )
 
     results["create"] = summary(timed(create, n, warmup))
     view = catalog.create_view(
-        "ns.v", schema=SCHEMA, queries={"spark": "SELECT 0 AS id"}, default_namespace="ns"
+        f"{ns}.v", schema=SCHEMA, queries={"spark": "SELECT 0 AS id"}, default_namespace=ns
     )
 
     def replace(i: int) -> None:
-        view.replace_version(schema=SCHEMA, queries={"spark": f"SELECT {i} AS id"}, default_namespace="ns")
+        view.replace_version(schema=SCHEMA, queries={"spark": f"SELECT {i} AS id"}, default_namespace=ns)
 
     results["replace"] = summary(timed(replace, n, warmup))
 
@@ -276,11 +282,15 @@ emit(out)
 """
 
 
-def bench_java(base: Path, n: int, warmup: int) -> dict[str, dict[str, float]]:
+def bench_java(
+    base: Path, n: int, warmup: int, conf: dict[str, str] | None = None
+) -> dict[str, dict[str, float]]:
+    """Iceberg Java's creates, replaces and property updates on Spark catalog ``prod``: a
+    ``JdbcCatalog`` on a new SQLite file, or the catalog ``conf`` configures."""
     from fixtures.java_session import catalog_conf, run_java_script, spark_jars, sqlite_uri
 
     classes = base / "java-classes"
-    classes.mkdir()
+    classes.mkdir(exist_ok=True)
     source = classes / "IceviewBenchJdbc.java"
     source.write_text(JAVA_SOURCE)
     jars = spark_jars()
@@ -292,12 +302,66 @@ def bench_java(base: Path, n: int, warmup: int) -> dict[str, dict[str, float]]:
     bench_jar = base / "iceview-bench-jdbc.jar"
     with zipfile.ZipFile(bench_jar, "w") as jar:
         jar.write(classes / "IceviewBenchJdbc.class", "IceviewBenchJdbc.class")
-    folder = base / "java"
-    folder.mkdir()
-    conf = catalog_conf("prod", sqlite_uri(folder / "catalog.db"), folder / "warehouse")
-    conf["spark.jars"] = str(bench_jar)  # Iceberg's runtime comes through spark.jars.packages
+    if conf is None:
+        folder = base / "java"
+        folder.mkdir()
+        conf = catalog_conf("prod", sqlite_uri(folder / "catalog.db"), folder / "warehouse")
+    conf = {**conf, "spark.jars": str(bench_jar)}  # Iceberg's runtime comes through spark.jars.packages
     raw = run_java_script(JAVA_SCRIPT, str(n), str(warmup), conf=conf, timeout=900)
     return {op: summary(ms) for op, ms in raw.items()}
+
+
+# ----------------------------------------------------------------------------- Hive Metastore
+
+
+def bench_hms(base: Path, n: int, warmup: int, java: bool) -> dict[str, Any]:
+    """iceview's HiveCatalog (locks, and lock-free) and Java's HiveCatalog on one metastore."""
+    from fixtures.hms_server import HIVE_VERSION, start_hms
+    from iceview.catalog.hive import HiveCatalog
+
+    server = start_hms(base / "hms")
+    out: dict[str, Any] = {"hive": HIVE_VERSION}
+    try:
+        warehouse = (base / "hms-warehouse").as_uri()
+        with HiveCatalog("prod", uri=server.uri, warehouse=warehouse) as catalog:
+            out["iceview"] = bench_iceview(base, n, warmup, catalog, "ice")
+        lock_free = {"iceberg.engine.hive.lock-enabled": "false"}
+        with HiveCatalog("prod", uri=server.uri, warehouse=warehouse, **lock_free) as catalog:
+            out["iceview lock-free"] = bench_iceview(base, n, warmup, catalog, "icefree")
+        if java:
+            prefix = "spark.sql.catalog.prod"
+            conf = {
+                prefix: "org.apache.iceberg.spark.SparkCatalog",
+                f"{prefix}.type": "hive",
+                f"{prefix}.uri": server.uri,
+                f"{prefix}.warehouse": warehouse,
+                f"{prefix}.cache-enabled": "false",
+            }
+            try:
+                out["java"] = bench_java(base, n, warmup, conf)
+            except Exception as e:  # the oracle is optional for the benchmark
+                out["java_error"] = f"{type(e).__name__}: {e}"
+    finally:
+        server.stop()
+    return out
+
+
+def print_hms(hms: dict[str, Any]) -> None:
+    print(f"on a Hive {hms['hive']} metastore (Derby), iceview's HiveCatalog against Java's, same run:")
+    print(
+        f"{'operation':<16}{'mode':<11}{'iceview p50':>13}{'p95':>9}{'java p50':>11}{'p95':>9}{'ratio p50':>11}"
+    )
+    java = hms.get("java", {})
+    for mode, key in (("locks", "iceview"), ("lock-free", "iceview lock-free")):
+        for op in ("create", "replace", "set-properties"):
+            ours = hms[key][op]
+            line = f"{op:<16}{mode:<11}{ours['p50']:>10.2f} ms{ours['p95']:>6.2f} ms"
+            if op in java and mode == "locks":
+                j = java[op]
+                line += f"{j['p50']:>8.2f} ms{j['p95']:>6.2f} ms{ours['p50'] / j['p50']:>10.2f}x"
+            print(line)
+    if "java_error" in hms:
+        print(f"Iceberg Java anchor not measured: {hms['java_error']}")
 
 
 # ----------------------------------------------------------------------------- main
@@ -311,6 +375,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each throughput run")
     parser.add_argument("--no-java", action="store_true", help="skip the Iceberg Java anchor")
+    parser.add_argument("--no-hms", action="store_true", help="skip the Hive Metastore")
     parser.add_argument("--json", help="also write the results as JSON to this file")
     args = parser.parse_args()
 
@@ -329,6 +394,8 @@ def main() -> None:
                 results["java"] = bench_java(base, args.n, args.warmup)
             except Exception as e:  # the oracle is optional for the benchmark
                 results["java_error"] = f"{type(e).__name__}: {e}"
+        if not args.no_hms:
+            results["hms"] = bench_hms(base, args.n, args.warmup, not args.no_java)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -362,6 +429,9 @@ def main() -> None:
         print(
             f"  {t['writers']} writer(s): {t['commits_per_s']:7.1f} commits/s ({t['commits']} commits, {t['failed']} gave up)"
         )
+    if "hms" in results:
+        print()
+        print_hms(results["hms"])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 
