@@ -376,6 +376,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each throughput run")
     parser.add_argument("--no-java", action="store_true", help="skip the Iceberg Java anchor")
     parser.add_argument("--no-hms", action="store_true", help="skip the Hive Metastore")
+    parser.add_argument("--only-hms", action="store_true", help="only the Hive Metastore part")
     parser.add_argument("--json", help="also write the results as JSON to this file")
     args = parser.parse_args()
 
@@ -386,6 +387,12 @@ def main() -> None:
         "sqlite": sqlite3.sqlite_version,
     }
     try:
+        if args.only_hms:
+            results["hms"] = bench_hms(base, args.n, args.warmup, not args.no_java)
+            print_hms(results["hms"])
+            if args.json:
+                Path(args.json).write_text(json.dumps(results, indent=2))
+            return
         results["iceview"] = bench_iceview(base, args.n, args.warmup)
         results["floor"] = bench_floor(base, args.n, args.warmup)
         results["throughput"] = [bench_throughput(base, w, args.seconds) for w in (1, 4, 8)]

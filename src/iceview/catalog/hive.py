@@ -121,12 +121,14 @@ class HiveViewOperations(ViewOperations):
         self.table = identifier.name
         self.held_lock: CommitLock | None = None
         """The lock :meth:`HiveCatalog.commit_view` holds around the whole commit loop, if any."""
+        self._read_under_lock: Any | None = None
 
     def _load(self) -> Any | None:
         return self.catalog._get_table(self.database, self.table)
 
     def do_refresh(self) -> str | None:
         table = self._load()
+        self._read_under_lock = table if self.held_lock is not None else None
         if table is None:
             return None
         if not is_view(table):
@@ -143,7 +145,9 @@ class HiveViewOperations(ViewOperations):
         try:
             if held is None:
                 lock.lock()
-            table = self._load()
+            # under a lock held since the last refresh, the entry it read is still the metastore's
+            table = self._read_under_lock if held is not None and self._read_under_lock else self._load()
+            self._read_under_lock = None
             if table is not None:
                 if base is None:
                     if is_view(table):
@@ -192,7 +196,7 @@ class HiveViewOperations(ViewOperations):
             ) from e
         except MetastoreUnreachableError as e:
             if not sent or not e.sent:
-                raise CommitFailedError(f"Cannot commit {self.identifier}: {e}") from e
+                raise  # nothing reached the metastore: a definite failure, not a conflict to retry
             self._check_commit_status(new_location, e)
         finally:
             if held is None:
@@ -273,22 +277,27 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         return self.clients.display_uri
 
     # -- metastore calls -------------------------------------------------------------------------
-    def _run(self, what: str, call: Callable[[Client], Any], *, idempotent: bool = True) -> Any:
-        return self.clients.run(what, call, idempotent=idempotent)
+    def _run(
+        self,
+        what: str,
+        call: Callable[[Client], Any],
+        *,
+        idempotent: bool = True,
+        expected: tuple[type[BaseException], ...] = (),
+    ) -> Any:
+        return self.clients.run(what, call, idempotent=idempotent, expected=expected)
 
     def _get_table(self, database: str, table: str) -> Any | None:
         from hive_metastore.ttypes import NoSuchObjectException
 
         try:
-            return self._run(f"get table {database}.{table}", lambda c: c.get_table(database, table))
+            return self._run(
+                f"get table {database}.{table}",
+                lambda c: c.get_table(database, table),
+                expected=(NoSuchObjectException,),
+            )
         except NoSuchObjectException:
             return None
-        except CatalogError:
-            raise
-        except Exception as e:  # MetaException and the like
-            raise CatalogError(
-                f"Failed to get view info from metastore {database}.{table}: {describe_thrift_error(e)}"
-            ) from e
 
     def commit_view(
         self,
@@ -336,6 +345,13 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         )
 
         name = f"{table.dbName}.{table.tableName}"
+        answers = (
+            AlreadyExistsException,
+            InvalidObjectException,
+            InvalidOperationException,
+            MetaException,
+            NoSuchObjectException,
+        )
         try:
             if update:
                 context = expected_context(None if self.lock_enabled else base_location)
@@ -345,9 +361,12 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
                         table.dbName, table.tableName, table, context
                     ),
                     idempotent=False,
+                    expected=answers,
                 )
             else:
-                self._run(f"create {name}", lambda c: c.create_table(table), idempotent=False)
+                self._run(
+                    f"create {name}", lambda c: c.create_table(table), idempotent=False, expected=answers
+                )
         except AlreadyExistsException as e:
             raise ViewAlreadyExistsError(f"View already exists: {name}") from e
         except NoSuchObjectException as e:
@@ -379,7 +398,11 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
 
         database = self._database(identifier.namespace)
         try:
-            db = self._run(f"get database {database}", lambda c: c.get_database(database))
+            db = self._run(
+                f"get database {database}",
+                lambda c: c.get_database(database),
+                expected=(NoSuchObjectException,),
+            )
         except NoSuchObjectException as e:
             raise NoSuchNamespaceError(f"Namespace does not exist: {database}") from e
         if db.locationUri:
@@ -421,22 +444,25 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
     def _tables_of_type(
         self, database: str, keep: Callable[[Any], bool], table_type: str | None
     ) -> list[Any]:
-        from hive_metastore.ttypes import MetaException, NoSuchObjectException, UnknownDBException
+        from hive_metastore.ttypes import NoSuchObjectException, UnknownDBException
 
+        missing = (NoSuchObjectException, UnknownDBException)
         try:
             if table_type is None:
-                names = self._run(f"list {database}", lambda c: c.get_all_tables(database))
+                names = self._run(f"list {database}", lambda c: c.get_all_tables(database), expected=missing)
             else:
                 names = self._run(
-                    f"list {database}", lambda c: c.get_tables_by_type(database, "*", table_type)
+                    f"list {database}",
+                    lambda c: c.get_tables_by_type(database, "*", table_type),
+                    expected=missing,
                 )
             if not names:
                 return []
-            found = self._run(f"list {database}", lambda c: c.get_table_objects_by_name(database, names))
-        except (NoSuchObjectException, UnknownDBException) as e:
+            found = self._run(
+                f"list {database}", lambda c: c.get_table_objects_by_name(database, names), expected=missing
+            )
+        except missing as e:
             raise NoSuchNamespaceError(f"Namespace does not exist: {database}") from e
-        except MetaException as e:
-            raise CatalogError(f"Failed to list {database}: {describe_thrift_error(e)}") from e
         return [t for t in found if keep(t)]
 
     def list_views(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
@@ -457,14 +483,15 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         last = self._last_metadata_for_drop(self.new_view_ops(ident))
         database, name = ident.namespace[0], ident.name
         try:
-            self._run(f"drop {ident}", lambda c: c.drop_table(database, name, False), idempotent=False)
+            self._run(
+                f"drop {ident}",
+                lambda c: c.drop_table(database, name, False),
+                idempotent=False,
+                expected=(NoSuchObjectException,),
+            )
         except NoSuchObjectException:
             log.info("Skipping drop, view does not exist: %s", ident)
             return False
-        except MetastoreUnreachableError:
-            raise
-        except Exception as e:
-            raise CatalogError(f"Failed to drop {ident}: {describe_thrift_error(e)}") from e
         self._delete_dropped_metadata(ident, last)
         log.info("Dropped view: %s", ident)
         return True
@@ -480,24 +507,24 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
             raise NoSuchViewError(f"Invalid identifier: {src}")
         if len(dst.namespace) != 1 or not self.namespace_exists(dst.namespace):
             raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(dst.namespace)}")
-        if src == dst:
-            return
-        table = self._get_table(src.namespace[0], src.name)
-        if table is None:
-            raise NoSuchViewError(f"View does not exist: {src}")
-        if not is_view(table):
-            raise not_a_view(self.full_view_name(src), table)
+        # Java's HiveCatalog order: the target first (so renaming onto itself is "already exists")
         target = self._get_table(dst.namespace[0], dst.name)
         if target is not None:
             if is_view(target):
                 raise ViewAlreadyExistsError(f"Cannot rename {src} to {dst}. View already exists")
             raise TableAlreadyExistsError(f"Cannot rename {src} to {dst}. Table already exists")
+        table = self._get_table(src.namespace[0], src.name)
+        if table is None:
+            raise NoSuchViewError(f"View does not exist: {src}")
+        if not is_view(table):
+            raise not_a_view(self.full_view_name(src), table)
         table.dbName, table.tableName = dst.namespace[0], dst.name
         try:
             self._run(
                 f"rename {src}",
                 lambda c: c.alter_table(src.namespace[0], src.name, table),
                 idempotent=False,
+                expected=(NoSuchObjectException, InvalidOperationException, MetaException),
             )
         except NoSuchObjectException as e:
             raise NoSuchViewError(f"View does not exist: {src}") from e

@@ -170,11 +170,21 @@ class MetastoreClients:
         with self._lock:
             self._all.discard(connection)
 
-    def run(self, what: str, call: Callable[[Client], T], *, idempotent: bool = True) -> T:
+    def run(
+        self,
+        what: str,
+        call: Callable[[Client], T],
+        *,
+        idempotent: bool = True,
+        expected: tuple[type[BaseException], ...] = (),
+    ) -> T:
         """``call(client)`` on this thread's connection. A broken connection is opened again and an
         ``idempotent`` call sent again once; otherwise (or if it fails again)
-        :class:`MetastoreUnreachableError` says whether the request may have been sent."""
-        from thrift.Thrift import TApplicationException
+        :class:`MetastoreUnreachableError` says whether the request may have been sent. The
+        metastore's own answers (``NoSuchObjectException``, ``MetaException``, ...) pass through if
+        ``expected`` names them, for the caller to map; any other is a :class:`CatalogError` that
+        says what failed."""
+        from thrift.Thrift import TApplicationException, TException
         from thrift.transport.TTransport import TTransportException
 
         attempts = 2 if idempotent else 1
@@ -194,6 +204,10 @@ class MetastoreClients:
             except TApplicationException as e:
                 # the server could not run the call (an unknown method, an internal error): the
                 # connection stays usable
+                raise CatalogError(f"Hive Metastore cannot {what}: {describe_thrift_error(e)}") from e
+            except TException as e:
+                if isinstance(e, expected):
+                    raise
                 raise CatalogError(f"Hive Metastore cannot {what}: {describe_thrift_error(e)}") from e
         raise AssertionError("unreachable")
 

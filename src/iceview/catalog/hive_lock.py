@@ -165,8 +165,13 @@ class MetastoreLock(CommitLock):
     def _request(self) -> Any:
         from hive_metastore.ttypes import LockComponent, LockLevel, LockRequest, LockType
 
+        # the names as the metastore stores them: its lock manager compares them case-sensitively, so
+        # a lock on "DB.V" would not exclude one on "db.v"
         component = LockComponent(
-            type=LockType.EXCLUSIVE, level=LockLevel.TABLE, dbname=self.database, tablename=self.table
+            type=LockType.EXCLUSIVE,
+            level=LockLevel.TABLE,
+            dbname=self.database.lower(),
+            tablename=self.table.lower(),
         )
         return LockRequest(
             component=[component],
@@ -176,7 +181,12 @@ class MetastoreLock(CommitLock):
         )
 
     def _acquire(self, deadline: float) -> None:
-        from hive_metastore.ttypes import CheckLockRequest, LockState
+        from hive_metastore.ttypes import (
+            CheckLockRequest,
+            LockState,
+            NoSuchLockException,
+            TxnAbortedException,
+        )
 
         request = self._request()
         try:
@@ -184,13 +194,7 @@ class MetastoreLock(CommitLock):
         except MetastoreUnreachableError as e:
             if e.sent:
                 self._release_lost_request()
-            raise CommitFailedError(f"Failed to acquire the lock on {self._name}: {e}") from e
-        except CatalogError:
             raise
-        except Exception as e:
-            raise CommitFailedError(
-                f"Failed to acquire the lock on {self._name}: {describe_thrift_error(e)}"
-            ) from e
         self.lock_id = response.lockid
         state = response.state
         wait = self.settings.min_wait_s
@@ -207,13 +211,13 @@ class MetastoreLock(CommitLock):
                 state = self.clients.run(
                     f"check the lock on {self._name}",
                     methodcaller("check_lock", CheckLockRequest(lockid=lock_id)),
+                    expected=(NoSuchLockException, TxnAbortedException),
                 ).state
-            except CatalogError:
-                raise
-            except Exception as e:
+            except (NoSuchLockException, TxnAbortedException) as e:  # the metastore expired the request
                 raise CommitFailedError(
                     f"Failed to check the lock on {self._name}: {describe_thrift_error(e)}"
                 ) from e
+
         if state != LockState.ACQUIRED:
             names = {v: k for k, v in LockState._NAMES_TO_VALUES.items()}
             raise CommitFailedError(
@@ -228,7 +232,9 @@ class MetastoreLock(CommitLock):
         try:
             shown = self.clients.run(
                 f"show the locks on {self._name}",
-                lambda c: c.show_locks(ShowLocksRequest(dbname=self.database, tablename=self.table)),
+                lambda c: c.show_locks(
+                    ShowLocksRequest(dbname=self.database.lower(), tablename=self.table.lower())
+                ),
             )
             for element in shown.locks or ():
                 if element.agentInfo == self.agent_info:
@@ -311,7 +317,13 @@ def check_compare_and_swap(clients: MetastoreClients, database: str) -> None:
 
 
 def _probe(clients: MetastoreClients, database: str) -> bool:
-    from hive_metastore.ttypes import EnvironmentContext, MetaException, SerDeInfo, StorageDescriptor, Table
+    from hive_metastore.ttypes import (
+        EnvironmentContext,
+        MetaException,
+        SerDeInfo,
+        StorageDescriptor,
+        Table,
+    )
 
     name = f"iceview_cas_probe_{uuidlib.uuid4().hex}"
     table = Table(
@@ -339,6 +351,7 @@ def _probe(clients: MetastoreClients, database: str) -> bool:
                 f"alter {database}.{name}",
                 lambda c: c.alter_table_with_environment_context(database, name, changed, context),
                 idempotent=False,
+                expected=(MetaException,),
             )
         except MetaException:
             return True

@@ -36,7 +36,14 @@ class HiveNamespaces:
     warehouse_root: str | None
 
     @abstractmethod
-    def _run(self, what: str, call: Callable[[Client], Any], *, idempotent: bool = True) -> Any: ...
+    def _run(
+        self,
+        what: str,
+        call: Callable[[Client], Any],
+        *,
+        idempotent: bool = True,
+        expected: tuple[type[BaseException], ...] = (),
+    ) -> Any: ...
 
     @staticmethod
     def _database(namespace: Sequence[str], error: type[Exception] = NoSuchNamespaceError) -> str:
@@ -57,7 +64,11 @@ class HiveNamespaces:
             return not ns  # the root always exists; nothing below a database does
         database = ns[0]
         try:
-            self._run(f"get database {database}", lambda c: c.get_database(database))
+            self._run(
+                f"get database {database}",
+                lambda c: c.get_database(database),
+                expected=(NoSuchObjectException,),
+            )
         except NoSuchObjectException:
             return False
         return True
@@ -98,7 +109,12 @@ class HiveNamespaces:
             parameters=meta,
         )
         try:
-            self._run(f"create database {database}", lambda c: c.create_database(db), idempotent=False)
+            self._run(
+                f"create database {database}",
+                lambda c: c.create_database(db),
+                idempotent=False,
+                expected=(AlreadyExistsException, InvalidObjectException),
+            )
         except AlreadyExistsException as e:
             raise NamespaceAlreadyExistsError(f"Namespace already exists: {database}") from e
         except InvalidObjectException as e:
@@ -117,7 +133,11 @@ class HiveNamespaces:
 
         database = self._database(ns)
         try:
-            return self._run(f"get database {database}", lambda c: c.get_database(database))
+            return self._run(
+                f"get database {database}",
+                lambda c: c.get_database(database),
+                expected=(NoSuchObjectException,),
+            )
         except NoSuchObjectException as e:
             raise NoSuchNamespaceError(f"Namespace does not exist: {database}") from e
 
@@ -198,6 +218,7 @@ class HiveNamespaces:
                 f"drop database {database}",
                 lambda c: c.drop_database(database, False, False),
                 idempotent=False,
+                expected=(NoSuchObjectException, InvalidOperationException, MetaException),
             )
         except NoSuchObjectException:
             return False
