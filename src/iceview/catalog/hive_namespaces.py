@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from iceview.catalog.hive_client import describe_thrift_error
 from iceview.catalog.hive_lock import current_user
 from iceview.catalog.interface import NamespacePropertiesUpdate
+from iceview.catalog.properties import namespace_property_changes
 from iceview.errors import (
     CatalogError,
     InvalidArgumentError,
@@ -165,11 +166,7 @@ class HiveNamespaces:
         from hive_metastore.ttypes import PrincipalType
 
         ns = to_namespace(namespace)
-        removal_set = list(dict.fromkeys(removals or ()))
-        update_map = dict(updates or {})
-        overlap = set(removal_set) & set(update_map)
-        if overlap:
-            raise InvalidArgumentError(f"Updates and deletes have an overlap: {sorted(overlap)}")
+        removal_set, update_map = namespace_property_changes(removals, updates)
         if "location" in removal_set:
             raise InvalidArgumentError("Cannot remove the location of a Hive database")
         db = self._get_database(ns)

@@ -7,7 +7,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -25,6 +25,7 @@ __all__ = [
     "VIEW_DEFAULT_PREFIX",
     "VIEW_OVERRIDE_PREFIX",
     "RetryPolicy",
+    "namespace_property_changes",
     "properties_with_prefix",
     "property_as_bool",
     "property_as_int",
@@ -120,3 +121,16 @@ class RetryPolicy:
                 sleep_ms = self.delay_ms(attempt)
                 log.debug("Retrying commit after failure: sleepTimeMs=%s %s", sleep_ms, e)
                 time.sleep(sleep_ms / 1000.0)
+
+
+def namespace_property_changes(
+    removals: Iterable[str] | None, updates: Mapping[str, str] | None
+) -> tuple[list[str], dict[str, str]]:
+    """The removals (in order, once each) and updates of a namespace properties change; Java's
+    ``InvalidArgumentError`` when a key is both removed and set."""
+    removal_list = list(dict.fromkeys(removals or ()))
+    update_map = dict(updates or {})
+    overlap = set(removal_list) & set(update_map)
+    if overlap:
+        raise InvalidArgumentError(f"Updates and deletes have an overlap: {sorted(overlap)}")
+    return removal_list, update_map

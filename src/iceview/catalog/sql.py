@@ -43,7 +43,7 @@ from iceview import identifiers as _ids
 from iceview.catalog.interface import NamespacePropertiesUpdate
 from iceview.catalog.metastore import MetastoreViewCatalog
 from iceview.catalog.operations import ViewOperations
-from iceview.catalog.properties import property_as_bool
+from iceview.catalog.properties import namespace_property_changes, property_as_bool
 from iceview.catalog.sql_db import (
     ALL_POINTERS_SQL,
     CREATE_NAMESPACE_PROPERTIES_TABLE_SQL,
@@ -610,11 +610,7 @@ class SqlCatalog(MetastoreViewCatalog):
         ns = to_namespace(namespace)
         if not self.namespace_exists(ns):
             raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
-        removal_set = list(dict.fromkeys(removals or ()))
-        update_map = dict(updates or {})
-        overlap = set(removal_set) & set(update_map)
-        if overlap:
-            raise InvalidArgumentError(f"Updates and deletes have an overlap: {sorted(overlap)}")
+        removal_set, update_map = namespace_property_changes(removals, updates)
         if NAMESPACE_EXISTS_PROPERTY in update_map:
             raise InvalidArgumentError(f"Cannot set reserved property: {NAMESPACE_EXISTS_PROPERTY}")
         if NAMESPACE_EXISTS_PROPERTY in removal_set:
