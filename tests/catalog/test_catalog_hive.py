@@ -313,3 +313,42 @@ def test_the_metastore_dies_while_a_commit_waits_for_its_lock(old_metastore: Any
     catalog.close()
     reopened.close()
     assert os.path.isdir(folder)
+
+
+def test_a_held_lock_is_kept_alive_by_its_heartbeat(old_metastore: Any) -> None:
+    """A commit that holds its lock longer than the metastore's hive.txn.timeout (5 s here) keeps it:
+    the heartbeat (every iceberg.hive.lock-heartbeat-interval-ms) stops the metastore expiring it, so
+    another writer keeps waiting until it is released."""
+    from hive_metastore.ttypes import (
+        CheckLockRequest,
+        LockComponent,
+        LockLevel,
+        LockRequest,
+        LockState,
+        LockType,
+    )
+
+    from iceview.catalog.hive_client import MetastoreClients
+    from iceview.catalog.hive_lock import LockSettings, MetastoreLock
+
+    clients = MetastoreClients({"uri": old_metastore.uri})
+    settings = LockSettings({"iceberg.hive.lock-heartbeat-interval-ms": "1000"})
+    held = MetastoreLock(clients, settings, old_metastore.uri, "Beat", "V")  # locked as beat.v
+    held.lock()
+    try:
+        with old_metastore.client() as client:
+            component = LockComponent(
+                type=LockType.EXCLUSIVE, level=LockLevel.TABLE, dbname="beat", tablename="v"
+            )
+            other = client.lock(LockRequest(component=[component], user="other", hostname="here"))
+            assert other.state == LockState.WAITING
+            deadline = time.monotonic() + 9  # the timeout, and the reaper's 2 s runs, with room
+            while time.monotonic() < deadline:
+                assert client.check_lock(CheckLockRequest(lockid=other.lockid)).state == LockState.WAITING
+                time.sleep(1)
+            held.ensure_active()
+            held.unlock()
+            assert client.check_lock(CheckLockRequest(lockid=other.lockid)).state == LockState.ACQUIRED
+    finally:
+        held.unlock()
+        clients.close()
