@@ -76,6 +76,8 @@ ALSO_HIVE = {
     "test_replaces_with_one_new_schema": "hive",
     "test_every_kind_of_change_races": "hive",
 }
+# cases about the Hive catalog alone
+ONLY_HIVE = {"test_writers_with_and_without_locks"}
 HIVE_NOT_APPLICABLE = {
     "test_26_list_views_in_empty_namespace": "a Hive Metastore has no root namespace to hold views "
     "(namespaces are databases)",
@@ -97,6 +99,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     backends: list[Any] = list(BACKENDS)
     module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    if metafunc.function.__name__ in ONLY_HIVE:
+        metafunc.parametrize("env", [pytest.param("hive", marks=pytest.mark.hive)], indirect=True)
+        return
     # cases that do not apply over REST are not generated (nothing is skipped); the reasons above
     if module in REST_MODULES and metafunc.function.__name__ not in REST_NOT_APPLICABLE:
         backends.append("rest")

@@ -352,3 +352,39 @@ def test_a_held_lock_is_kept_alive_by_its_heartbeat(old_metastore: Any) -> None:
     finally:
         held.unlock()
         clients.close()
+
+
+def test_names_reach_no_lock_unless_the_metastore_keeps_them(metastore: Any, tmp_path: Path) -> None:
+    """Hive 2.3 builds the SQL of its lock table from the names in a lock request: a quote in a view
+    name injected a lock row of the attacker's choosing (an exclusive lock on any view, never
+    expiring). Names the metastore would not keep are refused before anything is sent or written."""
+    from hive_metastore.ttypes import ShowLocksRequest
+
+    from iceview.errors import InvalidIdentifierError
+
+    injection = (
+        "x', null, 'w', 'e', 0, 'u', 'h', 'i'), (0, 1, 0, 'db', 'victim', null, 'a', 'e', 1, 'u', 'h', 'i')--"
+    )
+    for n, props in enumerate(({}, {"iceberg.engine.hive.lock-enabled": "false"})):
+        catalog = _catalog(metastore.uri, tmp_path, **props)
+        view = _one_view(catalog, f"db.ok{n}")
+        for name in (injection, "v'q", "a.b", "a-b", "é"):
+            with pytest.raises(InvalidIdentifierError, match="is not a valid object name"):
+                catalog.create_view(
+                    ("db", name),
+                    schema=SCHEMA,
+                    queries={"spark": "SELECT 1 AS id, 'a' AS name"},
+                    default_namespace="db",
+                )
+            with pytest.raises(InvalidIdentifierError, match="is not a valid object name"):
+                catalog.rename_view(f"db.ok{n}", ("db", name))
+            with pytest.raises(InvalidIdentifierError, match="is not a valid object name"):
+                catalog.register_view(("db", name), view.metadata_location)
+        with pytest.raises(InvalidIdentifierError, match="is not a valid object name"):
+            catalog.create_namespace("d'b")
+        catalog.close()
+    with metastore.client() as client:
+        assert not client.show_locks(ShowLocksRequest()).locks  # no lock row, forged or not
+        assert sorted(client.get_all_tables("db")) == ["ok0", "ok1"]
+    for n in range(2):
+        assert len(metadata_files(tmp_path / "db.db" / f"ok{n}" / "metadata")) == 1  # no strays

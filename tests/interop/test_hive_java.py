@@ -76,10 +76,10 @@ from iceview import files
 from iceview.errors import (
     CatalogError,
     IceviewError,
+    InvalidIdentifierError,
     InvalidNameError,
     NoSuchIcebergViewError,
     TableAlreadyExistsError,
-    ValidationError,
 )
 from iceview.spec.schema import schema_to_json
 
@@ -872,7 +872,7 @@ def test_names_the_metastore_would_mangle(env: HiveJava) -> None:
                 err.text
                 == f"org.apache.iceberg.exceptions.ValidationException: Invalid Hive object for {db}.{name}"
             )
-            with pytest.raises(ValidationError, match="is not a valid object name") as caught:
+            with pytest.raises(InvalidIdentifierError, match="is not a valid object name") as caught:
                 side.ice.create_view(
                     (db, name), schema=ONE, queries={"spark": "SELECT 1 AS a"}, default_namespace=(db,)
                 )

@@ -45,6 +45,7 @@ from iceview.catalog.hive_layout import (
     PROPERTY_MAX_SIZE,
     PROPERTY_MAX_SIZE_DEFAULT,
     VIRTUAL_VIEW,
+    check_name,
     is_iceberg_table,
     is_view,
     not_a_view,
@@ -311,9 +312,10 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         under contention most of its commits fail)."""
         from iceview.spec import AssertCreate
 
+        ident, handle_ops = self._handle_operations(identifier)
+        self._check_names(ident)
         if not self.lock_enabled or any(isinstance(r, AssertCreate) for r in requirements):
             return super().commit_view(identifier, requirements, updates)
-        ident, handle_ops = self._handle_operations(identifier)
         ops = handle_ops if isinstance(handle_ops, HiveViewOperations) else self.new_view_ops(ident)
         lock = self._commit_lock(ops.database, ops.table)
         lock.lock()
@@ -332,7 +334,7 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         if self.lock_enabled:
             return MetastoreLock(self.clients, self.lock_settings, self.clients.display_uri, database, table)
         if swap:
-            check_compare_and_swap(self.clients, database)
+            check_compare_and_swap(self.clients, database, f"{database}.{table}")
         return NoLock()
 
     def _persist(self, table: Any, *, update: bool, base_location: str | None) -> None:
@@ -354,7 +356,9 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         )
         try:
             if update:
-                context = expected_context(None if self.lock_enabled else base_location)
+                # the metastore compares even with locks held (Hive 2.3.10+; older ones ignore it): a
+                # writer configured without locks cannot then have its swap overwritten by this one
+                context = expected_context(base_location)
                 self._run(
                     f"alter {name}",
                     lambda c: c.alter_table_with_environment_context(
@@ -415,7 +419,20 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         return f"{self.warehouse}/{database}.db/{identifier.name}"
 
     # -- views -----------------------------------------------------------------------------------
+    def register_view(self, identifier: IdentifierLike, metadata_location: str) -> View:
+        self._check_names(to_identifier(identifier))
+        return super().register_view(identifier, metadata_location)
+
+    def _check_names(self, identifier: ViewIdentifier) -> None:
+        if len(identifier.namespace) != 1:
+            raise InvalidIdentifierError(
+                f"Invalid view identifier {identifier}: a Hive Metastore view is <database>.<name>"
+            )
+        check_name("database", identifier.namespace[0])
+        check_name("view", identifier.name)
+
     def _create_view(self, identifier: ViewIdentifier, definition: Any) -> Any:
+        self._check_names(identifier)
         if len(identifier.namespace) == 1 and not self.namespace_exists(identifier.namespace):
             raise NoSuchNamespaceError(f"Namespace does not exist: {identifier.namespace[0]}")
         table = (
@@ -503,6 +520,7 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
 
         src = _ids.to_identifier(from_identifier)
         dst = _ids.to_new_identifier(to_identifier)
+        self._check_names(dst)
         if len(src.namespace) != 1:
             raise NoSuchViewError(f"Invalid identifier: {src}")
         if len(dst.namespace) != 1 or not self.namespace_exists(dst.namespace):

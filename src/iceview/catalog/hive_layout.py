@@ -5,13 +5,14 @@ writes. Pure: no metastore calls."""
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from iceview.catalog.hive_lock import current_user
-from iceview.errors import NoSuchIcebergViewError
+from iceview.errors import InvalidIdentifierError, NoSuchIcebergViewError
 
 if TYPE_CHECKING:
     from pyiceberg.schema import Schema
@@ -22,6 +23,7 @@ __all__ = [
     "ICEBERG_VIEW",
     "METADATA_LOCATION",
     "PREVIOUS_METADATA_LOCATION",
+    "check_name",
     "is_iceberg_table",
     "is_view",
     "not_a_view",
@@ -45,6 +47,21 @@ PROPERTY_MAX_SIZE_DEFAULT = 32672
 HIVE2_COMPATIBLE = "hive.hive2-compatible"
 
 
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def check_name(kind: str, name: str) -> str:
+    """``name`` if it is a name Hive 2.3's metastore keeps (letters, digits and ``_``: its
+    ``validateName``), else :class:`InvalidIdentifierError`. Checked before any write or lock: the
+    metastore builds the SQL of its lock table from these names (a quote in one injects SQL there)."""
+    if not _NAME.fullmatch(name):
+        raise InvalidIdentifierError(
+            f"Invalid Hive {kind} name {name!r}: is not a valid object name (a Hive Metastore name is "
+            "letters, digits and _)"
+        )
+    return name
+
+
 def is_view(table: Any) -> bool:
     """Whether an HMS table is an Iceberg view (Java's ``validateTableIsIcebergView``)."""
     params = table.parameters or {}
@@ -60,7 +77,7 @@ def is_iceberg_table(table: Any) -> bool:
 
 def not_a_view(full_name: str, table: Any) -> NoSuchIcebergViewError:
     """Java's ``NoSuchIcebergViewException`` for an entry that is not an Iceberg view."""
-    kind = (table.parameters or {}).get(TABLE_TYPE)
+    kind = (table.parameters or {}).get(TABLE_TYPE) or "null"
     return NoSuchIcebergViewError(
         f"Not an iceberg view: {full_name} (type={kind}) (tableType={table.tableType})"
     )

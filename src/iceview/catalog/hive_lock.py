@@ -132,10 +132,12 @@ class MetastoreLock(CommitLock):
     def __init__(
         self, clients: MetastoreClients, settings: LockSettings, catalog: str, database: str, table: str
     ) -> None:
+        from iceview.catalog.hive_layout import check_name
+
         self.clients = clients
         self.settings = settings
-        self.database = database
-        self.table = table
+        self.database = check_name("database", database)
+        self.table = check_name("table", table)
         self.agent_info = f"Iceberg-{uuidlib.uuid4()}"
         self.lock_id: int | None = None
         self._process_lock = _process_lock((catalog, database.lower(), table.lower()))
@@ -299,7 +301,7 @@ _cas_checked: dict[str, bool] = {}
 _cas_guard = threading.Lock()
 
 
-def check_compare_and_swap(clients: MetastoreClients, database: str) -> None:
+def check_compare_and_swap(clients: MetastoreClients, database: str, committing: str = "") -> None:
     """Refuse commits without locks unless the metastore compares ``expected_parameter_*`` (see the
     module's docstring). Asked once per metastore uri and process: a scratch table of iceview's
     own (``iceview_cas_probe_<uuid>``, made and dropped in ``database``) is altered with an
@@ -307,13 +309,42 @@ def check_compare_and_swap(clients: MetastoreClients, database: str) -> None:
     with _cas_guard:
         known = _cas_checked.get(clients.display_uri)
         if known is None:
-            known = _cas_checked[clients.display_uri] = _probe(clients, database)
+            try:
+                known = _probe(clients, database)
+            except CatalogError as e:
+                raise CatalogError(
+                    f"Cannot commit {committing or database} without locks: asking the Hive Metastore "
+                    f"whether it compares and swaps failed ({e})"
+                ) from e
+            _cas_checked[clients.display_uri] = known
     if not known:
         raise UnsupportedOperationError(
             f"The Hive Metastore at {clients.display_uri} does not compare and swap on alter_table "
             f"(it ignores {EXPECTED_KEY}; HIVE-26882 is in Hive 2.3.10, 3.x and 4.x), so commits "
             f"without locks would lose updates: set {LOCK_ENABLED}=true"
         )
+
+
+PROBE_PREFIX = "iceview_cas_probe_"
+PROBE_MAX_AGE_S = 3600
+
+
+def _sweep_probes(clients: MetastoreClients, database: str) -> None:
+    """Drop scratch tables a probe left behind (its connection failed before it could drop its
+    own), once they are an hour old: a younger one may be another process's probe under way."""
+    try:
+        names = clients.run("list probes", lambda c: c.get_tables(database, f"{PROBE_PREFIX}*"))
+        if not names:
+            return
+        tables = clients.run("list probes", lambda c: c.get_table_objects_by_name(database, names))
+        now = time.time()
+        for table in tables:
+            if table.tableName.startswith(PROBE_PREFIX) and now - (table.createTime or 0) > PROBE_MAX_AGE_S:
+                old = table.tableName
+                clients.run(f"drop {database}.{old}", methodcaller("drop_table", database, old, False))
+                log.info("Dropped the scratch table %s.%s an earlier probe left", database, old)
+    except CatalogError as e:
+        log.warning("Cannot sweep old probe tables in %s: %s", database, e)
 
 
 def _probe(clients: MetastoreClients, database: str) -> bool:
@@ -325,7 +356,8 @@ def _probe(clients: MetastoreClients, database: str) -> bool:
         Table,
     )
 
-    name = f"iceview_cas_probe_{uuidlib.uuid4().hex}"
+    _sweep_probes(clients, database)
+    name = f"{PROBE_PREFIX}{uuidlib.uuid4().hex}"
     table = Table(
         tableName=name,
         dbName=database,

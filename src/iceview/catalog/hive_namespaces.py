@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from iceview.catalog.hive_client import describe_thrift_error
+from iceview.catalog.hive_layout import check_name
 from iceview.catalog.hive_lock import current_user
 from iceview.catalog.interface import NamespacePropertiesUpdate
 from iceview.catalog.properties import namespace_property_changes
@@ -87,7 +88,7 @@ class HiveNamespaces:
         ns = _ids.to_new_namespace(namespace)
         if not ns:
             raise InvalidArgumentError("Cannot create namespace with invalid name: ")
-        database = self._database(ns, InvalidArgumentError)
+        database = check_name("database", self._database(ns, InvalidArgumentError))
         meta = dict(properties or {})
         if meta.get(HMS_DB_OWNER_TYPE) is not None and meta.get(HMS_DB_OWNER) is None:
             raise InvalidArgumentError(
