@@ -17,18 +17,25 @@ MODES = ("classic", "connect")
 
 @dataclass
 class Run:
-    """One mode's checks, running in its own process; its output goes to ``log``."""
+    """One mode's checks, running in its own process; its output goes to ``log``, in ``work``."""
 
     process: subprocess.Popen[str]
     log: Path
+    work: Path
+    hive_database: str | None = None
+    """The Hive database its Hive check makes (``connect`` only, when that check runs)."""
 
 
 RUNS: dict[str, Run] = {}
 """The session's runs, by mode (started once)."""
 
 
-def start(parquet_dir: Path, expected: Path, work_root: Path) -> dict[str, Run]:
-    """Start both modes' checks (once per session); the runs."""
+def start(
+    parquet_dir: Path, expected: Path, work_root: Path, hive: tuple[str, str] | None = None
+) -> dict[str, Run]:
+    """Start both modes' checks (once per session); the runs. ``hive``: (the ``thrift://`` address
+    of a metastore, a database name) for the Connect run's Hive check (``test_hive_catalog``),
+    which runs only when given."""
     if RUNS:
         return RUNS
     if not PYTHON.exists():
@@ -48,6 +55,10 @@ def start(parquet_dir: Path, expected: Path, work_root: Path) -> dict[str, Run]:
         }
         env.pop("SPARK_HOME", None)
         env.pop("PYTHONPATH", None)
+        hive_database = None
+        if hive is not None and mode == "connect":
+            env["ICEVIEW_REMOTE_HMS"], hive_database = hive
+            env["ICEVIEW_REMOTE_HIVE_DB"] = hive_database
         log = work / "checks.log"
         with open(log, "w", encoding="utf-8") as out:
             process = subprocess.Popen(
@@ -73,7 +84,7 @@ def start(parquet_dir: Path, expected: Path, work_root: Path) -> dict[str, Run]:
                 stderr=subprocess.STDOUT,
                 text=True,
             )
-        RUNS[mode] = Run(process, log)
+        RUNS[mode] = Run(process, log, work, hive_database)
     return RUNS
 
 

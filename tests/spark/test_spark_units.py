@@ -185,7 +185,8 @@ def test_sql_and_rest_catalogs_can_be_shared_with_spark(sql_catalog: SqlCatalog)
         "spark.sql.catalog.lake.credential": "id:secret",
         "spark.sql.catalog.lake.header.X-Team": "data",
     }
-    other = SimpleNamespace(name="hive", catalog_type="hive", properties={})
+    # (a Hive catalog is shared too: tests/spark/test_spark_hive.py)
+    other = SimpleNamespace(name="glue", catalog_type="glue", properties={})
     with pytest.raises(UnsupportedCatalogError, match="not a SQL catalog"):
         iceberg_catalog_conf(other)  # type: ignore[arg-type]
     with pytest.raises(ValueError):  # as before the typed error

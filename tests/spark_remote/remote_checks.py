@@ -7,7 +7,10 @@ mode, in its own process (Spark allows one session per process, and pyspark 4 is
 Environment: ``ICEVIEW_REMOTE_MODE`` (``classic`` or ``connect``), ``ICEVIEW_REMOTE_PARQUET`` (the
 TPC-H Parquet files of the main run), ``ICEVIEW_REMOTE_EXPECTED`` (rows Iceberg-Spark returned for
 every corpus view in the main run), ``ICEVIEW_REMOTE_WORK`` (a scratch folder, also the working
-directory, so Spark's warehouse lands there).
+directory, so Spark's warehouse lands there); ``ICEVIEW_REMOTE_HMS`` and ``ICEVIEW_REMOTE_HIVE_DB``
+(a Hive Metastore's ``thrift://`` address and a database to make there: only then does
+:func:`test_hive_catalog` exist, which writes what it read to ``hive.json`` in the work folder for
+``test_spark_remote.py::test_spark4_connect_hive``).
 
 The iceview catalog ``lake`` (SQLite) is *virtual*: no Spark catalog has that name. Tables live in
 ``spark_catalog`` (Parquet tables), views in ``lake``; ``USE lake.tpch`` through SparkViews makes
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +37,8 @@ PARQUET = Path(os.environ.get("ICEVIEW_REMOTE_PARQUET", "."))
 EXPECTED = os.environ.get("ICEVIEW_REMOTE_EXPECTED")
 WORK = Path(os.environ.get("ICEVIEW_REMOTE_WORK", "."))
 TABLES = ("region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem")
+HMS = os.environ.get("ICEVIEW_REMOTE_HMS")
+HIVE_DB = os.environ.get("ICEVIEW_REMOTE_HIVE_DB", "")
 
 
 @pytest.fixture(scope="session")
@@ -236,3 +242,51 @@ def test_dialects(views: Any) -> None:
     translating = SparkViews(views.spark, views.catalog, translate=translate)
     assert len(rows(translating.sql("SELECT * FROM lake.db.trino_only"))) == 5
     assert seen == [("trino", "spark")]
+
+
+if HMS:
+
+    def test_hive_catalog(spark: Any) -> None:
+        """SparkViews on iceview's ``HiveCatalog`` (virtual: ``hive_cn`` is no Spark catalog): views
+        in the metastore's database ``HIVE_DB``, its tables read from ``spark_catalog.HIVE_DB``
+        (Parquet; Spark 4 here has no Iceberg runtime), a view over a view."""
+        import iceview
+        from iceview.spark import SparkViews
+
+        started = time.monotonic()
+        catalog = iceview.load_catalog(
+            "hive_cn",
+            type="hive",
+            uri=HMS,
+            warehouse=f"file://{WORK}/hive-warehouse",
+            **{"iceberg.hive.lock-heartbeat-interval-ms": "4000"},
+        )
+        try:
+            catalog.create_namespace(HIVE_DB)
+            spark.sql(f"CREATE DATABASE spark_catalog.{HIVE_DB}")
+            spark.sql(f"CREATE TABLE spark_catalog.{HIVE_DB}.t (id INT, name STRING) USING parquet")
+            spark.sql(f"INSERT INTO spark_catalog.{HIVE_DB}.t VALUES (1, 'Zoë'), (2, NULL), (3, '東京')")
+            views = SparkViews(spark, catalog)
+            assert not views.registered
+            db = f"hive_cn.{HIVE_DB}"
+            views.sql(
+                f"CREATE VIEW {db}.v AS SELECT id, coalesce(name, '-') AS name FROM {db}.t WHERE id >= 2"
+            )
+            views.sql(f"CREATE VIEW {db}.nested AS SELECT count(*) AS n, max(name) AS top FROM {db}.v")
+            got = {
+                "v": rows(views.sql(f"SELECT * FROM {db}.v ORDER BY id")),
+                "nested": rows(views.sql(f"SELECT * FROM {db}.nested")),
+            }
+            assert got == {
+                "v": [{"id": 2, "name": "-"}, {"id": 3, "name": "東京"}],
+                "nested": [{"n": 2, "top": "東京"}],
+            }
+            assert catalog.list_views(HIVE_DB) == [(HIVE_DB, "nested"), (HIVE_DB, "v")]
+            report = {
+                "rows": got,
+                "spark-version": spark.version,
+                "seconds": round(time.monotonic() - started, 2),
+            }
+            (WORK / "hive.json").write_text(json.dumps(report), encoding="utf-8")
+        finally:
+            catalog.close()

@@ -18,6 +18,7 @@ Errors: :meth:`MetastoreClients.run` turns a failure to reach or hear the metast
 from __future__ import annotations
 
 import contextlib
+import getpass
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -30,7 +31,7 @@ from iceview.errors import CatalogError, InvalidArgumentError
 if TYPE_CHECKING:
     from hive_metastore.ThriftHiveMetastore import Client
 
-__all__ = ["MetastoreClients", "MetastoreUnreachableError", "describe_thrift_error"]
+__all__ = ["MetastoreClients", "MetastoreUnreachableError", "current_user", "describe_thrift_error"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,14 @@ class MetastoreUnreachableError(CatalogError):
     def __init__(self, message: str, *, sent: bool) -> None:
         super().__init__(message)
         self.sent = sent
+
+
+def current_user() -> str:
+    """Java's ``HiveHadoopUtil.currentUser``: the operating-system user."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in the environment or the password database
+        return "iceview"
 
 
 def describe_thrift_error(e: BaseException) -> str:

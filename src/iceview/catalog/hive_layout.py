@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from iceview.catalog.hive_lock import current_user
+from iceview.catalog.hive_client import current_user
 from iceview.errors import InvalidIdentifierError, NoSuchIcebergViewError
 
 if TYPE_CHECKING:

@@ -25,7 +25,6 @@ table of its own, before the first commit without locks, and refuses them if it 
 
 from __future__ import annotations
 
-import getpass
 import logging
 import socket
 import threading
@@ -35,7 +34,13 @@ from collections.abc import Mapping
 from operator import methodcaller
 from typing import TYPE_CHECKING, Any
 
-from iceview.catalog.hive_client import MetastoreClients, MetastoreUnreachableError, describe_thrift_error
+from iceview.catalog.hive_client import (
+    MetastoreClients,
+    MetastoreUnreachableError,
+    current_user,
+    describe_thrift_error,
+)
+from iceview.catalog.hive_layout import check_name
 from iceview.errors import CatalogError, CommitFailedError, InvalidArgumentError, UnsupportedOperationError
 
 if TYPE_CHECKING:
@@ -49,7 +54,6 @@ __all__ = [
     "MetastoreLock",
     "NoLock",
     "check_compare_and_swap",
-    "current_user",
 ]
 
 log = logging.getLogger(__name__)
@@ -61,14 +65,6 @@ LOCK_CHECK_MAX_WAIT = "iceberg.hive.lock-check-max-wait-ms"
 LOCK_HEARTBEAT_INTERVAL = "iceberg.hive.lock-heartbeat-interval-ms"
 EXPECTED_KEY = "expected_parameter_key"
 EXPECTED_VALUE = "expected_parameter_value"
-
-
-def current_user() -> str:
-    """Java's ``HiveHadoopUtil.currentUser``: the operating-system user."""
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in the environment or the password database
-        return "iceview"
 
 
 class LockLostError(CatalogError):
@@ -132,8 +128,6 @@ class MetastoreLock(CommitLock):
     def __init__(
         self, clients: MetastoreClients, settings: LockSettings, catalog: str, database: str, table: str
     ) -> None:
-        from iceview.catalog.hive_layout import check_name
-
         self.clients = clients
         self.settings = settings
         self.database = check_name("database", database)

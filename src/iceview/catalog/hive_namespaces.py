@@ -8,9 +8,8 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceview.catalog.hive_client import describe_thrift_error
+from iceview.catalog.hive_client import current_user, describe_thrift_error
 from iceview.catalog.hive_layout import check_name
-from iceview.catalog.hive_lock import current_user
 from iceview.catalog.interface import NamespacePropertiesUpdate
 from iceview.catalog.properties import namespace_property_changes
 from iceview.errors import (

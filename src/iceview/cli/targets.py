@@ -124,18 +124,21 @@ def load_view(state: State, name: str) -> Target:
         raise InvalidMetadata(f"invalid metadata for view {label}: {metadata_problem(e)}") from e
 
 
-def _local(location: str) -> str:
-    return location[len("file://") :] if location.startswith("file://") else location
-
-
 def _check_location(catalog: Catalog, label: str, location: str | None) -> None:
     """Warn when a view's metadata lies outside the catalog's warehouse (a copied warehouse whose
-    database still points at the original: changes would be written there)."""
+    database still points at the original: changes would be written there). Inside and outside are
+    the warehouse confinement rule's (:func:`iceview.files.check_in_warehouse`), for which
+    ``file:/p`` and ``file:///p`` are the same place: a Hive Metastore stores every database
+    location as ``file:/p``, and views under a database have locations of that spelling."""
+    from iceview.errors import LocationOutsideWarehouseError
+    from iceview.files import check_in_warehouse
+
     warehouse = catalog.properties.get("warehouse", "")
     if not location or not ("/" in warehouse or "://" in warehouse):
         return  # no warehouse, or a REST warehouse's name
-    root = _local(warehouse).rstrip("/") + "/"
-    if not _local(location).startswith(root):
+    try:
+        check_in_warehouse(location, warehouse, "metadata file")
+    except LocationOutsideWarehouseError:
         warn(
             f"the metadata of {label} lies outside the warehouse of catalog {catalog.name!r} "
             f"({warehouse}): {location}; changes to the view are written there"

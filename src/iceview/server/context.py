@@ -57,6 +57,18 @@ class ServerSettings:
     """Log one line per request on ``iceview.access`` (``iceview.server.access_log``)."""
 
 
+def _shareable(tables: Any) -> bool:
+    """Whether one PyIceberg catalog may serve every request thread at once: its SQL catalog
+    (a SQLAlchemy engine: a connection pool) and its REST catalog (an HTTP session) may. Its Hive
+    catalog may not: PyIceberg 0.12's ``HiveCatalog`` keeps one Thrift transport that every call
+    opens again and closes, so calls from two threads use and close each other's connection
+    (``TTransportException``)."""
+    from pyiceberg.catalog.rest import RestCatalog as PyIcebergRestCatalog
+    from pyiceberg.catalog.sql import SqlCatalog as PyIcebergSqlCatalog
+
+    return isinstance(tables, (PyIcebergSqlCatalog, PyIcebergRestCatalog))
+
+
 @dataclass
 class ServedCatalog:
     """A catalog behind the server, by the name (prefix) it is served under."""
@@ -64,15 +76,31 @@ class ServedCatalog:
     name: str
     catalog: Catalog
     _tables: Any = field(default=None, repr=False)
+    _shared: bool = field(default=True, repr=False)
+    _own: threading.local = field(default_factory=threading.local, repr=False)
+    _every: list[Any] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def tables(self) -> Any:
-        """PyIceberg's catalog for the tables of the same store (created once, shared by the
-        request threads: PyIceberg's SQL catalog holds only a connection pool)."""
+        """PyIceberg's catalog for the tables of the same store: created once and shared by the
+        request threads when it can be (:func:`_shareable`: the SQL and REST catalogs), else
+        one per request thread (the Hive catalog; creating one opens no connection)."""
         with self._lock:
             if self._tables is None:
                 self._tables = self.catalog.table_catalog()
-            return self._tables
+                self._shared = _shareable(self._tables)
+                self._every.append(self._tables)
+                if not self._shared:
+                    self._own.tables = self._tables  # the first thread's own
+            if self._shared:
+                return self._tables
+        own = getattr(self._own, "tables", None)
+        if own is None:
+            own = self.catalog.table_catalog()
+            self._own.tables = own
+            with self._lock:
+                self._every.append(own)
+        return own
 
     def confine(self, allow_external: bool) -> None:
         """Make the served catalog follow the server's one switch, ``--allow-external-locations``:
@@ -91,9 +119,11 @@ class ServedCatalog:
     def close(self) -> None:
         """Release the table catalog and the catalog's connections."""
         with self._lock:
-            if self._tables is not None:
-                close_table_catalog(self._tables)
-                self._tables = None
+            for tables in self._every:
+                close_table_catalog(tables)
+            self._every.clear()
+            self._tables = None
+            self._own = threading.local()
         self.catalog.close()
 
 

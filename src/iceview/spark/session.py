@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iceview.catalog.interface import Catalog
+from iceview.catalog.properties import property_as_bool
 from iceview.catalog.sql import SqlCatalog
 from iceview.errors import IceviewError, InvalidArgumentError
 from iceview.spark.jars import runtime_jars, spark_conf
@@ -56,9 +57,10 @@ class SQLiteLockError(IceviewError, RuntimeError):
 
 
 class UnsupportedCatalogError(InvalidArgumentError):
-    """The catalog cannot be shared with Iceberg's ``JdbcCatalog`` in Spark: it is not an iceview
-    SQL catalog (:class:`~iceview.catalog.sql.SqlCatalog`), or its database is neither SQLite nor
-    PostgreSQL. A ``ValueError``, as before."""
+    """The catalog cannot be shared with an Iceberg catalog in Spark: it is neither an iceview SQL
+    catalog (:class:`~iceview.catalog.sql.SqlCatalog`, shared through Iceberg's ``JdbcCatalog``) on
+    SQLite or PostgreSQL, nor a REST catalog (``RESTCatalog``), nor a Hive Metastore catalog
+    (``HiveCatalog``). A ``ValueError``, as before."""
 
 
 def _jdbc(catalog: Catalog) -> tuple[str, dict[str, str]]:
@@ -84,13 +86,16 @@ def _jdbc(catalog: Catalog) -> tuple[str, dict[str, str]]:
 
 
 def iceberg_catalog_conf(catalog: Catalog, name: str | None = None) -> dict[str, str]:
-    """Spark conf that registers ``catalog``'s database as Iceberg ``SparkCatalog`` ``name``
-    (type ``jdbc``, ``jdbc.schema-version=V1``, ``cache-enabled=false`` so Spark sees iceview's
-    writes at once)."""
+    """Spark conf that registers ``catalog``'s store as Iceberg ``SparkCatalog`` ``name``: a SQL
+    catalog's database as type ``jdbc`` (``jdbc.schema-version=V1``), a REST catalog's server as
+    type ``rest``, a Hive catalog's metastore as type ``hive``; always ``cache-enabled=false``, so
+    Spark sees iceview's writes at once."""
     name = name or catalog.name
     prefix = f"spark.sql.catalog.{name}"
     if catalog.catalog_type == "rest":
         return _rest_conf(catalog, prefix)
+    if catalog.catalog_type == "hive":
+        return _hive_conf(catalog, prefix)
     uri, extra = _jdbc(catalog)
     warehouse = catalog.properties.get("warehouse")
     conf = {
@@ -120,6 +125,40 @@ def _rest_conf(catalog: Catalog, prefix: str) -> dict[str, str]:
     for key, value in catalog.properties.items():
         if key in _REST_KEYS or key.startswith("header."):
             conf[f"{prefix}.{key}"] = value
+    return conf
+
+
+# Hive catalog properties Iceberg Java reads as catalog properties under the same names
+_HIVE_KEYS = ("uri", "warehouse")
+# and those it reads from the catalog's Hadoop configuration (``spark.sql.catalog.<name>.hadoop.<key>``):
+# the lock mode, and the keys that start with one of _HIVE_HADOOP_KEYS
+_HIVE_LOCK_ENABLED = "iceberg.engine.hive.lock-enabled"
+_HIVE_HADOOP_KEYS = ("iceberg.hive.", "hive.metastore.client.socket.timeout")
+
+
+def _hive_conf(catalog: Catalog, prefix: str) -> dict[str, str]:
+    """Iceberg's ``HiveCatalog`` on the same metastore (``uri``) and ``warehouse``.
+
+    Java reads the lock mode and the lock, property-size and socket settings from the catalog's
+    Hadoop configuration, not from its properties; Iceberg-Spark gives each catalog the session's
+    plus its own ``hadoop.<key>`` entries. So iceview's ``iceberg.engine.hive.lock-enabled`` (set
+    either way, default true: Java's swaps under a lock carry no compare-and-swap expectation, so a
+    Java writer with locks beside one without them can lose commits), ``iceberg.hive.*`` and
+    ``hive.metastore.client.socket.timeout`` go there."""
+    conf = {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "hive",
+        f"{prefix}.cache-enabled": "false",
+    }
+    props = catalog.properties
+    for key in _HIVE_KEYS:
+        if props.get(key):
+            conf[f"{prefix}.{key}"] = props[key]
+    locks = str(property_as_bool(props, _HIVE_LOCK_ENABLED, True)).lower()
+    conf[f"{prefix}.hadoop.{_HIVE_LOCK_ENABLED}"] = locks
+    for key, value in props.items():
+        if key.startswith(_HIVE_HADOOP_KEYS):
+            conf[f"{prefix}.hadoop.{key}"] = value
     return conf
 
 
@@ -171,8 +210,9 @@ def local_session(
     ``extensions``, Iceberg's SQL extensions. ``packages=False`` puts the same jars, as files from
     that cache, on ``spark.jars`` instead: Spark then runs no Ivy resolution at start, which prints
     its report on stderr each time (Iceberg-Spark's own view support). With a ``catalog``
-    (an iceview SQL catalog) its database becomes Iceberg ``SparkCatalog`` ``name`` (default
-    ``catalog.name``), so :class:`~iceview.spark.SparkViews` runs in registered mode. ``sqlite``:
+    (an iceview SQL, REST or Hive catalog) its store becomes Iceberg ``SparkCatalog`` ``name``
+    (default ``catalog.name``; :func:`iceberg_catalog_conf`), so :class:`~iceview.spark.SparkViews`
+    runs in registered mode. ``sqlite``:
     ``"reset-empty"`` (default), ``"strict"`` (never change the file; refuse a file Java would
     lock) or ``"virtual"`` (do not register a SQLite catalog in Spark); see the module doc.
     """
@@ -200,7 +240,7 @@ def local_session(
             settings["spark.jars"] = ",".join(jars)
         if extensions:
             settings["spark.sql.extensions"] = ICEBERG_EXTENSIONS
-        if catalog is not None and catalog.catalog_type == "rest":
+        if catalog is not None and catalog.catalog_type in ("rest", "hive"):
             settings.update(iceberg_catalog_conf(catalog, name))
         elif catalog is not None:
             uri, _ = _jdbc(catalog)
