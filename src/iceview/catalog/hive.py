@@ -64,7 +64,7 @@ from iceview.catalog.hive_lock import (
 from iceview.catalog.hive_namespaces import HiveNamespaces
 from iceview.catalog.metastore import MetastoreViewCatalog
 from iceview.catalog.operations import ViewOperations
-from iceview.catalog.properties import property_as_bool
+from iceview.catalog.properties import property_as_bool, property_as_int
 from iceview.errors import (
     CatalogError,
     CommitFailedError,
@@ -241,6 +241,9 @@ class HiveViewOperations(ViewOperations):
 
 
 def _int(props: Mapping[str, str], key: str, default: int) -> int:
+    """A view's ``commit.status-check.*`` property, or ``default`` if it is not an integer: not
+    :func:`property_as_int`, whose error would end an unknown outcome as a definite failure, and a
+    definite failure deletes the new file the metastore may point at."""
     raw = props.get(key)
     if raw is None:
         return default
@@ -265,10 +268,9 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         self.warehouse = warehouse.rstrip("/") if warehouse else None
         self.lock_enabled = property_as_bool(self.properties, LOCK_ENABLED, True)
         self.lock_settings = LockSettings(self.properties)
-        try:
-            self.property_max_size = int(self.properties.get(PROPERTY_MAX_SIZE, PROPERTY_MAX_SIZE_DEFAULT))
-        except ValueError:
-            raise InvalidArgumentError(f"Invalid {PROPERTY_MAX_SIZE}: not an integer") from None
+        self.property_max_size = property_as_int(
+            self.properties, PROPERTY_MAX_SIZE, PROPERTY_MAX_SIZE_DEFAULT
+        )
         self.hive2_compatible = property_as_bool(self.properties, HIVE2_COMPATIBLE, True)
 
     def close(self) -> None:

@@ -41,6 +41,7 @@ from iceview.catalog.hive_client import (
     describe_thrift_error,
 )
 from iceview.catalog.hive_layout import check_name
+from iceview.catalog.properties import property_as_int
 from iceview.errors import CatalogError, CommitFailedError, InvalidArgumentError, UnsupportedOperationError
 
 if TYPE_CHECKING:
@@ -76,15 +77,9 @@ class LockSettings:
 
     def __init__(self, properties: Mapping[str, str]) -> None:
         def millis(key: str, default: int) -> float:
-            raw = properties.get(key)
-            if raw is None:
-                return default / 1000
-            try:
-                value = int(raw)
-            except ValueError:
-                raise InvalidArgumentError(f"Invalid {key} {raw!r}: not a number of milliseconds") from None
+            value = property_as_int(properties, key, default)
             if value <= 0:
-                raise InvalidArgumentError(f"Invalid {key} {raw!r}: must be positive")
+                raise InvalidArgumentError(f"Invalid {key} {value}: must be positive")
             return value / 1000
 
         self.timeout_s = millis(LOCK_TIMEOUT, 180_000)
@@ -215,10 +210,9 @@ class MetastoreLock(CommitLock):
                 ) from e
 
         if state != LockState.ACQUIRED:
-            names = {v: k for k, v in LockState._NAMES_TO_VALUES.items()}
             raise CommitFailedError(
                 f"Could not acquire the lock on {self._name}, lock request ended in state "
-                f"{names.get(state, state)}"
+                f"{LockState._VALUES_TO_NAMES.get(state, state)}"
             )
 
     def _release_lost_request(self) -> None:
