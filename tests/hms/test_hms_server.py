@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import os
 import socket
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,7 +40,15 @@ from hive_metastore.ttypes import (
     UnlockRequest,
 )
 
-from fixtures.hms_server import REAPER_INTERVAL_S, SESSION_TXN_TIMEOUT_S, HmsServer
+from fixtures.hms_server import (
+    OLD_HIVE_VERSION,
+    REAPER_INTERVAL_S,
+    SESSION_TXN_TIMEOUT_S,
+    HmsServer,
+    find_java,
+    hive_jars,
+    hms_classes,
+)
 
 pytestmark = pytest.mark.hive
 
@@ -229,3 +239,21 @@ def test_survives_sigkill_and_restart(hive_metastore: HmsServer, database: str) 
         assert lock.state == LockState.ACQUIRED
         client.unlock(UnlockRequest(lockid=lock.lockid))
     print(f"restarted after SIGKILL in {hive_metastore.start_seconds:.1f} s")
+
+
+def test_launcher_builds_of_both_hive_versions_are_kept(
+    hive_metastore: HmsServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The two metastores (2.3.10 and 2.3.9: other jars, another build) run in one session; building
+    one kept the other's launcher, and a long-unused build goes."""
+    monkeypatch.setenv("ICEVIEW_HMS_CACHE", str(tmp_path))
+    java = find_java()
+    unused = tmp_path / "0123456789abcdef"
+    (unused / "classes").mkdir(parents=True)
+    os.utime(unused, (0, 0))
+    new = hms_classes(java, hive_jars())
+    old = hms_classes(java, hive_jars(OLD_HIVE_VERSION))
+    assert new != old
+    assert hms_classes(java, hive_jars()) == new
+    assert (new / "iceview-hms.jar").is_file() and (old / "iceview-hms.jar").is_file()
+    assert not unused.exists()
