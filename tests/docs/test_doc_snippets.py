@@ -103,6 +103,9 @@ def page_session(spark: Any) -> Iterator[Any]:
         yield session
     finally:
         SparkSession._instantiatedSession, SparkSession._activeSession = saved
+        # the JVM's too: createDataFrame made the page's session active on this thread there, and
+        # Spark's CatalogManager reads catalog settings from the active session
+        spark._jvm.SparkSession.setActiveSession(spark._jsparkSession)
 
 
 @pytest.fixture

@@ -952,13 +952,13 @@ def test_plain_hive_view_is_left_alone(env: HiveJava) -> None:
         f"{db}.other", schema=ONE, queries={"spark": "SELECT 1 AS a"}, default_namespace=(db,)
     )
     before = env.hms(db, "pv")
-    refused = f"Not an iceberg view: {{}}.{db}.pv (type=None) (tableType=VIRTUAL_VIEW)"
+    refused = f"Not an iceberg view: {{}}.{db}.pv (type=null) (tableType=VIRTUAL_VIEW)"  # Java's words
 
     # Java: never listed; load, drop, create, replace and rename refuse it
     pv = env.spark.identifier(f"{db}.pv")
     java_refused = "org.apache.iceberg.exceptions.NoSuchIcebergViewException: " + refused.format(
         lock.spark_name
-    ).replace("None", "null")
+    )
     for side in env.sides.values():
         assert [str(i) for i in side.java.listViews(env.spark.namespace(db))] == [f"{db}.other"]
         assert side.java.viewExists(pv) is False
