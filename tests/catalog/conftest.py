@@ -69,7 +69,7 @@ ALSO_SERVE = {"test_replaces_with_one_new_schema", "test_every_kind_of_change_ra
 # the REST modules' cases also run on a Hive Metastore (backend ``hive``: iceview's HiveCatalog on the
 # session's metastore, emptied before each test; PyIceberg's HiveCatalog makes the tables)
 # the concurrent writers also race on the metastore, with its locks (``hive``) and with its
-# compare-and-swap (``hive-nolock``): each case in one mode, for time (400 commits with locks take 80 s;
+# compare-and-swap (``hive-nolock``): each case in one mode, for time (with locks, 400 commits took 80 s;
 # each case passes in both modes)
 ALSO_HIVE = {
     "test_concurrent_replaces": "hive-nolock",

@@ -31,7 +31,10 @@ from iceview import files
 from iceview.spec.validate import validate
 
 WRITERS = 8
-COMMITS = 50
+# commits per writer; fewer on a Hive Metastore, whose every commit is several Thrift calls into one
+# JVM on Derby (CI runs the Hive tests beside the main pytest, on the same two cores)
+COMMITS = 30
+HIVE_COMMITS = 12
 WORKER = Path(__file__).with_name("catalog_worker.py")
 
 
@@ -92,6 +95,7 @@ def test_concurrent_replaces(env: CatalogEnv, tmp_path: Path) -> None:
     )
     created = view.metadata_location
     assert created is not None
+    commits = HIVE_COMMITS if env.backend == "hive" else COMMITS
     records, elapsed = _run_writers(
         tmp_path,
         WRITERS,
@@ -101,7 +105,7 @@ def test_concurrent_replaces(env: CatalogEnv, tmp_path: Path) -> None:
             env.warehouse_uri,
             "ns.v",
             str(w),
-            str(COMMITS),
+            str(commits),
             out,
             go,
         ],
@@ -109,7 +113,7 @@ def test_concurrent_replaces(env: CatalogEnv, tmp_path: Path) -> None:
     errors = [r for r in records if "error" in r]
     assert not errors, errors[:5]
     acknowledged = {(r["writer"], r["i"]): r["location"] for r in records}
-    assert len(acknowledged) == WRITERS * COMMITS
+    assert len(acknowledged) == WRITERS * commits
 
     final = catalog.load_view("ns.v").metadata
     assert not validate(final)
@@ -122,16 +126,16 @@ def test_concurrent_replaces(env: CatalogEnv, tmp_path: Path) -> None:
     assert set(sql_to_version) == expected_sql
     log_ids = [e.version_id for e in final.version_log]
     assert sorted(log_ids) == sorted(sql_to_version.values())  # each version made current exactly once
-    assert len(set(log_ids)) == len(log_ids) == WRITERS * COMMITS + 1
+    assert len(set(log_ids)) == len(log_ids) == WRITERS * commits + 1
 
     # the files the pointer held: 00000 (create) and one per acknowledged commit, numbered with no gap
     held = [created, *acknowledged.values()]
     assert len(set(held)) == len(held)
     numbers = sorted(files.parse_version(loc) for loc in held)
-    assert numbers == list(range(WRITERS * COMMITS + 1))
+    assert numbers == list(range(WRITERS * commits + 1))
     by_number = {files.parse_version(loc): loc for loc in held}
     previous_ids: set[int] = set()
-    for n in range(WRITERS * COMMITS + 1):
+    for n in range(WRITERS * commits + 1):
         metadata = files.read_metadata(by_number[n])
         assert not validate(metadata), (by_number[n], validate(metadata))
         ids = set(metadata.version_ids)
@@ -140,9 +144,9 @@ def test_concurrent_replaces(env: CatalogEnv, tmp_path: Path) -> None:
         previous_ids = ids
     # failed attempts deleted their files
     folder = Path(file_path(created)).parent
-    assert len(metadata_files(folder)) == WRITERS * COMMITS + 1
+    assert len(metadata_files(folder)) == WRITERS * commits + 1
     catalog.close()
-    print(f"{env.backend}: {WRITERS * COMMITS} commits by {WRITERS} writers in {elapsed:.1f} s")
+    print(f"{env.backend}: {WRITERS * commits} commits by {WRITERS} writers in {elapsed:.1f} s")
 
 
 RETRY_FOREVER = {
@@ -169,6 +173,7 @@ def _view_for_writers(env: CatalogEnv, properties: dict[str, str]) -> Any:
 
 SCHEMA_WRITERS = 6
 SCHEMA_COMMITS = 15
+HIVE_SCHEMA_COMMITS = 6
 
 
 def test_replaces_with_one_new_schema(env: CatalogEnv, tmp_path: Path) -> None:
@@ -177,6 +182,7 @@ def test_replaces_with_one_new_schema(env: CatalogEnv, tmp_path: Path) -> None:
     failed with 'Cannot set last added schema: no schema has been added' in one run of two. Now every
     call lands, once, and every version of the writers points at the one new schema."""
     catalog = _view_for_writers(env, RETRY_FOREVER)
+    commits = HIVE_SCHEMA_COMMITS if env.backend == "hive" else SCHEMA_COMMITS
     records, elapsed = _run_writers(
         tmp_path,
         SCHEMA_WRITERS,
@@ -186,14 +192,14 @@ def test_replaces_with_one_new_schema(env: CatalogEnv, tmp_path: Path) -> None:
             env.warehouse_uri,
             "ns.v",
             str(w),
-            str(SCHEMA_COMMITS),
+            str(commits),
             out,
             go,
         ],
     )
     errors = [r for r in records if "error" in r]
     assert not errors, errors[:5]
-    assert len(records) == SCHEMA_WRITERS * SCHEMA_COMMITS
+    assert len(records) == SCHEMA_WRITERS * commits
 
     final = catalog.load_view("ns.v").metadata
     assert not validate(final)
@@ -204,7 +210,7 @@ def test_replaces_with_one_new_schema(env: CatalogEnv, tmp_path: Path) -> None:
     assert set(by_sql) == written | {"SELECT -1 AS w, -1 AS i"}  # none lost
     assert len(final.versions) == len(by_sql)  # none twice
     assert all(by_sql[sql].schema_id == 1 for sql in written)
-    assert len(final.version_log) == SCHEMA_WRITERS * SCHEMA_COMMITS + 1
+    assert len(final.version_log) == SCHEMA_WRITERS * commits + 1
     catalog.close()
     print(f"{env.backend}: {len(records)} replaces with one new schema in {elapsed:.1f} s")
 
@@ -221,6 +227,7 @@ def test_every_kind_of_change_races(env: CatalogEnv, tmp_path: Path) -> None:
     # races is the re-applied changes, not that rule
     catalog = _view_for_writers(env, {**RETRY_FOREVER, "replace.drop-dialect.allowed": "true"})
     writers = [(kind, n) for kind in RACE_KINDS for n in range(2)]
+    per_writer = 2 if env.backend == "hive" else 4
     records, _ = _run_writers(
         tmp_path,
         len(writers),
@@ -231,18 +238,18 @@ def test_every_kind_of_change_races(env: CatalogEnv, tmp_path: Path) -> None:
             "ns.v",
             writers[w][0],
             str(w),
-            "4",
+            str(per_writer),
             out,
             go,
         ],
     )
-    assert len(records) == len(writers) * 4
+    assert len(records) == len(writers) * per_writer
     failed = [r for r in records if "error" in r]
     not_dialect_races = [
         r for r in failed if not (r["kind"] == "dialects" and r["error"].startswith("CommitFailedError"))
     ]
     assert not not_dialect_races, not_dialect_races[:5]
-    assert len(failed) < 8  # the dialect writers land some of their commits
+    assert len(failed) < 2 * per_writer  # the two dialect writers land some of their commits
 
     final = catalog.load_view("ns.v").metadata
     assert not validate(final)

@@ -84,12 +84,13 @@ def _check_entries(value: Any, key: str, what: str, at: str = "$") -> None:
 
 
 def get_string_list(obj: Mapping[str, Any], key: str, what: str, *, required: bool = True) -> list[str]:
-    """An array of strings (a namespace, a list of property keys), at most :data:`MAX_ENTRIES`."""
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise bad_request(f"Invalid {what}: missing field {key}", f"$.{key}")
+    """An array of strings (a namespace, a list of property keys), at most :data:`MAX_ENTRIES`;
+    an optional one may be missing (empty), not ``null``: the document gives it no null."""
+    if key not in obj and not required:
         return []
+    value = obj.get(key)
+    if value is None and required:
+        raise bad_request(f"Invalid {what}: missing field {key}", f"$.{key}")
     if type(value) is not list:
         raise bad_request(
             f"Invalid {what}: {key} must be an array of strings, got {_kind(value)}", f"$.{key}"
@@ -102,11 +103,11 @@ def get_string_list(obj: Mapping[str, Any], key: str, what: str, *, required: bo
 
 
 def get_string_map(obj: Mapping[str, Any], key: str, what: str, at: str = "$") -> dict[str, str]:
-    """An object of string values (properties), at most :data:`MAX_ENTRIES`; missing is empty.
-    ``at`` is the JSON path of ``obj``."""
-    value = obj.get(key)
-    if value is None:
+    """An object of string values (properties), at most :data:`MAX_ENTRIES`; missing is empty,
+    ``null`` is refused (the document gives it no null). ``at`` is the JSON path of ``obj``."""
+    if key not in obj:
         return {}
+    value = obj[key]
     if type(value) is not dict:
         raise bad_request(
             f"Invalid {what}: {key} must be an object of strings, got {_kind(value)}", f"{at}.{key}"

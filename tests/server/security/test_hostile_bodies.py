@@ -99,6 +99,19 @@ CASES: list[tuple[str, str, Any, str]] = [
         },
         "the table would have no current schema",
     ),
+    (
+        "/v1/namespaces/fz/properties",
+        "null updates",
+        {"updates": None},
+        "updates must be an object of strings, got null",
+    ),
+    (
+        "/v1/namespaces/fz/properties",
+        "null removals",
+        {"removals": None, "updates": {}},
+        "removals must be an array of strings, got null",
+    ),
+    ("/v1/namespaces", "null properties", {"namespace": ["np"], "properties": None}, "got null"),
     ("/v1/namespaces/fz/views", "view named .", _view("."), "a name may not be '.'"),
     ("/v1/namespaces", "namespace level .", {"namespace": ["."]}, "'.'"),
     (
