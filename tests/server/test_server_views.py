@@ -266,6 +266,12 @@ def test_paging_is_stable_and_complete(client: TestClient, ns: str) -> None:
     assert seen == names
     bad = client.get("/v1/namespaces/ns/views", params={"pageToken": "garbage!", "pageSize": "3"})
     assert bad.status_code == 400
+    # a token names the last view answered in its namespace: another namespace's token is refused
+    assert client.post("/v1/namespaces", json={"namespace": ["other"]}).status_code == 200
+    first = client.get("/v1/namespaces/ns/views", params={"pageToken": "", "pageSize": "2"}).json()
+    elsewhere = client.get("/v1/namespaces/other/views", params={"pageToken": first["next-page-token"]})
+    assert elsewhere.status_code == 400
+    assert "not a token this server issued" in elsewhere.json()["error"]["message"]
 
 
 def test_namespaces(client: TestClient, ns: str) -> None:

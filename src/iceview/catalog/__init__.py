@@ -17,7 +17,7 @@ from iceview._lazy import lazy_names
 
 if TYPE_CHECKING:
     from iceview.catalog.config import load_catalog
-    from iceview.catalog.interface import Catalog, NamespacePropertiesUpdate
+    from iceview.catalog.interface import Catalog, NamespacePropertiesUpdate, ViewPage
     from iceview.catalog.metastore import MetastoreViewCatalog
     from iceview.catalog.operations import ViewOperations
     from iceview.catalog.rest import RestCatalog
@@ -28,6 +28,7 @@ _WHERE: dict[str, str] = {
     "load_catalog": "iceview.catalog.config",
     "Catalog": "iceview.catalog.interface",
     "NamespacePropertiesUpdate": "iceview.catalog.interface",
+    "ViewPage": "iceview.catalog.interface",
     "MetastoreViewCatalog": "iceview.catalog.metastore",
     "ViewOperations": "iceview.catalog.operations",
     "RestCatalog": "iceview.catalog.rest",
@@ -48,5 +49,6 @@ __all__ = [
     "SqlCatalog",
     "ViewIdentifier",
     "ViewOperations",
+    "ViewPage",
     "load_catalog",
 ]

@@ -10,6 +10,7 @@ type and a displayable address (:attr:`Catalog.catalog_type`, :meth:`Catalog.dis
 
 from __future__ import annotations
 
+import bisect
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 # The format (iceview.spec, iceview.view, PyIceberg's schemas) is imported where a method needs
 # it, so that listing names (``iceview list``) starts without loading it.
 
-__all__ = ["Catalog", "NamespacePropertiesUpdate", "close_table_catalog"]
+__all__ = ["Catalog", "NamespacePropertiesUpdate", "ViewPage", "close_table_catalog"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,15 @@ class NamespacePropertiesUpdate:
     removed: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ViewPage:
+    """One page of a namespace's views (:meth:`Catalog.list_views_page`)."""
+
+    identifiers: list[tuple[str, ...]]
+    more: bool
+    """Whether views follow the last one of this page."""
 
 
 class Catalog(ABC):
@@ -207,6 +217,17 @@ class Catalog(ABC):
 
     @abstractmethod
     def list_views(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]: ...
+
+    def list_views_page(self, namespace: NamespaceLike, *, after: str | None, limit: int) -> ViewPage:
+        """Up to ``limit`` (at least 1) views of ``namespace`` whose names come after ``after`` (from
+        the first when None), in this catalog's order of names. A catalog whose store can answer one
+        page overrides this (the SQL catalog asks its database for it, so that walking a namespace
+        page by page costs the namespace's size, not its square); this one lists the namespace."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1: {limit}")
+        names = self.list_views(namespace)
+        start = 0 if after is None else bisect.bisect_right(names, after, key=lambda n: n[-1])
+        return ViewPage(names[start : start + limit], start + limit < len(names))
 
     @abstractmethod
     def drop_view(self, identifier: IdentifierLike) -> bool: ...

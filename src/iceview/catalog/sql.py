@@ -40,7 +40,7 @@ from sqlalchemy import Connection, inspect
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from iceview import identifiers as _ids
-from iceview.catalog.interface import NamespacePropertiesUpdate
+from iceview.catalog.interface import NamespacePropertiesUpdate, ViewPage
 from iceview.catalog.metastore import MetastoreViewCatalog
 from iceview.catalog.operations import ViewOperations
 from iceview.catalog.properties import namespace_property_changes, property_as_bool
@@ -57,6 +57,7 @@ from iceview.catalog.sql_db import (
     LIST_ALL_PROPERTY_NAMESPACES_SQL,
     LIST_NAMESPACES_SQL,
     LIST_PROPERTY_NAMESPACES_SQL,
+    LIST_VIEW_PAGE_SQL,
     LIST_VIEW_SQL,
     RENAME_VIEW_SQL,
     V0_CREATE_CATALOG_SQL,
@@ -338,7 +339,7 @@ class SqlCatalog(MetastoreViewCatalog):
         if self.schema_version != "V1":
             raise UnsupportedOperationError(VIEW_WARNING_LOG_MESSAGE)
 
-    def _query(self, what: str, stmt: Stmt, *args: str) -> list[Any]:
+    def _query(self, what: str, stmt: Stmt, *args: str | int) -> list[Any]:
         try:
             with self.engine.connect() as conn:
                 return list(conn.execute(stmt.clause, stmt.params(*args)).mappings())
@@ -437,6 +438,21 @@ class SqlCatalog(MetastoreViewCatalog):
             raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
         rows = self._query("list views", LIST_VIEW_SQL, self.name, namespace_to_string(ns))
         return sorted((*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows)
+
+    def list_views_page(self, namespace: NamespaceLike, *, after: str | None, limit: int) -> ViewPage:
+        """One page straight from the database (its order of names: a PostgreSQL database's
+        collation may order them otherwise than :meth:`list_views`, which sorts in Python)."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1: {limit}")
+        self._require_views()
+        ns = to_namespace(namespace)
+        if ns and not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        rows = self._query(
+            "list views", LIST_VIEW_PAGE_SQL, self.name, namespace_to_string(ns), after or "", limit + 1
+        )
+        found = [(*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows[:limit]]
+        return ViewPage(found, len(rows) > limit)
 
     def drop_view(self, identifier: IdentifierLike) -> bool:
         self._require_views()

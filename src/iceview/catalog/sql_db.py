@@ -33,7 +33,7 @@ class Stmt:
             bound += f":p{i}" + part
         self.clause: TextClause = text(bound)
 
-    def params(self, *args: str | None) -> dict[str, str | None]:
+    def params(self, *args: str | int | None) -> dict[str, str | int | None]:
         return {f"p{i}": a for i, a in enumerate(args)}
 
 
@@ -64,6 +64,12 @@ V1_GET_TABLE_SQL = Stmt(_GET + " AND " + _TABLE)
 V0_GET_TABLE_SQL = Stmt(_GET)
 _LIST = "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
 LIST_VIEW_SQL = Stmt(_LIST + " AND " + _VIEW)
+LIST_VIEW_PAGE_SQL = Stmt(
+    "SELECT table_namespace, table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
+    "AND " + _VIEW + " AND table_name > ? ORDER BY table_name LIMIT ?"
+)
+"""One page of a namespace's views after a name (iceview's own query: keyset paging on the primary
+key, in the database's order of names)."""
 V1_LIST_TABLE_SQL = Stmt(_LIST + " AND " + _TABLE)
 V0_LIST_TABLE_SQL = Stmt(_LIST)
 ALL_POINTERS_SQL = Stmt("SELECT metadata_location, previous_metadata_location FROM iceberg_tables")

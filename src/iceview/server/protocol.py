@@ -5,6 +5,7 @@ not escape the warehouse, and paging (locations are the library's rule,
 from __future__ import annotations
 
 import base64
+import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -19,6 +20,7 @@ __all__ = [
     "NAMESPACE_SEPARATOR",
     "REFERENCED_BY",
     "Page",
+    "PageRequest",
     "check_level",
     "check_name",
     "check_new_identifier",
@@ -28,8 +30,11 @@ __all__ = [
     "get_string_list",
     "get_string_map",
     "identifier_json",
+    "invalid_page_token",
     "namespace_from_path",
+    "next_page_token",
     "page",
+    "page_request",
     "parse_referenced_by",
 ]
 
@@ -244,16 +249,18 @@ class Page:
     next_token: str | None
 
 
-def page(
-    items: Sequence[T],
-    key: Callable[[T], tuple[str, ...]],
-    token: str | None,
-    size: str | None,
-    max_size: int,
-) -> Page:
-    """Page through ``items`` in key order. Without a ``pageToken`` everything is answered (the
-    client does not page); the token is the key of the last item answered, so a page is stable
-    when items are added or removed between requests."""
+@dataclass(frozen=True)
+class PageRequest:
+    """What a list request asks for when the client pages: the items after ``after`` (the key of
+    the last item answered, None for the first page), at most ``limit`` of them."""
+
+    after: tuple[str, ...] | None
+    limit: int
+
+
+def page_request(token: str | None, size: str | None, max_size: int) -> PageRequest | None:
+    """The page a list request asks for, or None when it has no ``pageToken`` (the client does not
+    page: everything is answered). A ``pageSize`` is checked either way."""
     limit = max_size
     if size is not None:
         try:
@@ -263,17 +270,36 @@ def page(
         if limit < 1:
             raise bad_request(f"Invalid pageSize {limit}: must be at least 1")
         limit = min(limit, max_size)
-    ordered = sorted(items, key=key)
     if token is None:
-        return Page(list(ordered), None)
-    start = 0
-    if token:
-        after = _decode_token(token)
-        while start < len(ordered) and key(ordered[start]) <= after:
-            start += 1
-    chunk = list(ordered[start : start + limit])
-    more = start + limit < len(ordered)
-    return Page(chunk, _encode_token(key(chunk[-1])) if more and chunk else None)
+        return None
+    return PageRequest(_decode_token(token) if token else None, limit)
+
+
+def next_page_token(items: Sequence[T], key: Callable[[T], tuple[str, ...]], more: bool) -> str | None:
+    """The token of the page after ``items``: the key of its last item (stable when items are added
+    or removed between requests), or None when nothing follows."""
+    return _encode_token(key(items[-1])) if more and items else None
+
+
+def invalid_page_token(token: str) -> ApiError:
+    return bad_request(f"Invalid pageToken {token[:100]!r}: not a token this server issued")
+
+
+def page(
+    items: Sequence[T],
+    key: Callable[[T], tuple[str, ...]],
+    token: str | None,
+    size: str | None,
+    max_size: int,
+) -> Page:
+    """Page through ``items`` in key order (see :func:`page_request`)."""
+    request = page_request(token, size, max_size)
+    ordered = sorted(items, key=key)
+    if request is None:
+        return Page(ordered, None)
+    start = 0 if request.after is None else bisect.bisect_right(ordered, request.after, key=key)
+    chunk = ordered[start : start + request.limit]
+    return Page(chunk, next_page_token(chunk, key, start + request.limit < len(ordered)))
 
 
 def _encode_token(key: tuple[str, ...]) -> str:
@@ -285,7 +311,7 @@ def _decode_token(token: str) -> tuple[str, ...]:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         value = orjson.loads(raw)
     except (ValueError, orjson.JSONDecodeError):
-        raise bad_request(f"Invalid pageToken {token!r}: not a token this server issued") from None
+        raise invalid_page_token(token) from None
     if type(value) is not list or not all(type(v) is str for v in value):
-        raise bad_request(f"Invalid pageToken {token!r}: not a token this server issued")
+        raise invalid_page_token(token)
     return tuple(value)

@@ -25,7 +25,9 @@ from iceview.server.protocol import (
     get_string_list,
     get_string_map,
     identifier_json,
-    page,
+    invalid_page_token,
+    next_page_token,
+    page_request,
 )
 from iceview.spec import (
     AddViewVersion,
@@ -75,12 +77,28 @@ def load_result(view: View) -> dict[str, Any]:
 def view_list(
     served: ServedCatalog, namespace: tuple[str, ...], query: dict[str, str], settings: ServerSettings
 ) -> Reply:
-    names = served.catalog.list_views(namespace)
-    chunk = page(names, lambda n: n, query.get("pageToken"), query.get("pageSize"), settings.max_page_size)
-    body: dict[str, Any] = {"identifiers": [identifier_json(n[:-1], n[-1]) for n in chunk.items]}
-    if chunk.next_token:
-        body["next-page-token"] = chunk.next_token
+    token = query.get("pageToken")
+    request = page_request(token, query.get("pageSize"), settings.max_page_size)
+    if request is None:
+        names, next_token = sorted(served.catalog.list_views(namespace)), None
+    else:
+        # one page from the catalog (the SQL catalog asks its database for just that page)
+        after = None
+        if request.after is not None:
+            if request.after[:-1] != namespace or len(request.after) != len(namespace) + 1:
+                raise invalid_page_token(token or "")
+            after = request.after[-1]
+        found = served.catalog.list_views_page(namespace, after=after, limit=request.limit)
+        names = found.identifiers
+        next_token = next_page_token(names, _same, found.more)
+    body: dict[str, Any] = {"identifiers": [identifier_json(n[:-1], n[-1]) for n in names]}
+    if next_token:
+        body["next-page-token"] = next_token
     return Reply(200, body)
+
+
+def _same(identifier: tuple[str, ...]) -> tuple[str, ...]:
+    return identifier
 
 
 def _invalid(e: InvalidMetadataError, what: str) -> Exception:
