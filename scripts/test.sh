@@ -6,11 +6,17 @@
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh tests/spec -x`; then only ruff, mypy and
 # pytest run.
 #
-# mypy, the plain install and the RCK do not depend on pytest, so they run beside it (each in the
-# background, with its output kept in a log and shown after pytest): pytest leaves part of the two
-# cores idle, and the three together take about 80 s when run one after another. The Hive Metastore
-# tests (marker `hive`) run beside it too, in a pytest of their own: they mostly wait (on locks, on
-# lock expiry, on a metastore restarting), which the main run's idle time absorbs.
+# The whole suite runs as three pytest sessions side by side, because one leaves most of the two
+# cores idle (it waits on JVMs, servers, locks and subprocesses; a single session used about 40%
+# of the CPU and took 25 minutes):
+# * the main one: the tests that need the session's Spark (Iceberg Java) or Trino, marker `java` or
+#   `trino` (one JVM of each); its last module has Iceberg Java read every JSON text iceview wrote
+#   in all three sessions (the other two save theirs: $ICEVIEW_JSON_SAVE, $ICEVIEW_JSON_MERGE);
+# * the Python one: everything else but the Hive Metastore tests;
+# * the Hive one: the Hive Metastore tests without Spark or Trino (marker `hive`); they mostly wait
+#   on locks, lock expiry and a metastore restarting.
+# mypy, the plain install and the RCK do not depend on pytest, so they run beside it too. Each job
+# beside the main session keeps its output in a log, shown after the main session ends.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -47,14 +53,17 @@ rck() {
 
 beside "mypy --strict src" .venv/bin/mypy src
 HIVE="pytest -m hive (the Hive Metastore tests without Spark or Trino)"
+PYTHON_TESTS="pytest (the tests without Spark, Trino or the Hive Metastore)"
 if [ $# -eq 0 ]; then
   beside "plain install (pip install iceview, no extras: no pyarrow)" bash scripts/plain_install.sh
   beside "Iceberg REST Compatibility Kit against iceview serve" rck
-  # the Hive tests that also need the session's Spark or Trino stay in the main run (one JVM of each)
-  # nice 5, not 10: its locks are kept alive by heartbeats, and a lock left to expire is timed
-  beside -n 5 "$HIVE" .venv/bin/python -m pytest -m "hive and not java and not trino" --durations=15 \
-    --basetemp="$LOGS/hive-tmp" -p no:cacheprovider
-  set -- -m "not hive or java or trino"
+  # nice 5, not 10: locks kept alive by heartbeats, and a lock left to expire is timed
+  ICEVIEW_JSON_SAVE="$LOGS/json-hive.json" beside -n 5 "$HIVE" .venv/bin/python -m pytest \
+    -m "hive and not java and not trino" --durations=15 --basetemp="$LOGS/hive-tmp" -p no:cacheprovider
+  ICEVIEW_JSON_SAVE="$LOGS/json-python.json" beside -n 5 "$PYTHON_TESTS" .venv/bin/python -m pytest \
+    -m "not java and not trino and not hive" --durations=20 --basetemp="$LOGS/python-tmp" -p no:cacheprovider
+  export ICEVIEW_JSON_MERGE="$LOGS/json-python.json:$LOGS/json-hive.json"
+  set -- -m "java or trino"
 fi
 
 echo "== pytest"
@@ -62,7 +71,7 @@ status=0
 .venv/bin/python -m pytest --durations=30 "$@" || status=$?
 
 for name in "mypy --strict src" "plain install (pip install iceview, no extras: no pyarrow)" \
-  "Iceberg REST Compatibility Kit against iceview serve" "$HIVE"; do
+  "Iceberg REST Compatibility Kit against iceview serve" "$PYTHON_TESTS" "$HIVE"; do
   [ -n "${PIDS[$name]:-}" ] || continue
   rc=0
   wait "${PIDS[$name]}" || rc=$?

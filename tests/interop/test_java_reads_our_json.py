@@ -1,4 +1,5 @@
-"""Iceberg Java reads every JSON text iceview's writer produced during this test session.
+"""Iceberg Java reads every JSON text iceview's writer produced during this test session (and in
+the pytest sessions scripts/test.sh runs beside it, which save theirs for this check).
 
 ``fixtures.java_oracle`` wraps ``iceview.spec.ViewMetadata.to_json`` when the session starts and
 moves this module to the end of the run, so the other tests have produced their texts by then.
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from fixtures.java_oracle import JsonRecorder
+from fixtures.java_oracle import JsonRecorder, shared_texts
 from fixtures.java_session import JavaError, JavaOracle
 
 pytestmark = pytest.mark.java
@@ -33,9 +34,11 @@ SHOWN = 10  # failures described in full
 
 
 def _seed(recorder: JsonRecorder) -> None:
-    """Write the Appendix A examples through iceview, compact and pretty (the recorder keeps both)."""
+    """Write the Appendix A examples through iceview, compact and pretty (the recorder keeps both),
+    and add the texts of the pytest sessions run beside this one (scripts/test.sh)."""
     if not recorder.install():
         pytest.fail(f"cannot record iceview's JSON: {recorder.install_error}", pytrace=False)
+    recorder.merge(shared_texts())
     from iceview.spec import ViewMetadata
 
     for path in APPENDIX_A:
