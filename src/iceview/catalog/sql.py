@@ -237,6 +237,11 @@ class SqlViewOperations(ViewOperations):
 # ----------------------------------------------------------------------------- catalog
 
 
+def _identifiers(rows: list[Any]) -> list[tuple[str, ...]]:
+    """The identifiers of ``iceberg_tables`` rows (views or tables)."""
+    return [(*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows]
+
+
 class SqlCatalog(MetastoreViewCatalog):
     """Views (and read-only table look-ups) in Java's JDBC catalog tables, through SQLAlchemy."""
 
@@ -437,7 +442,7 @@ class SqlCatalog(MetastoreViewCatalog):
         if ns and not self.namespace_exists(ns):
             raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
         rows = self._query("list views", LIST_VIEW_SQL, self.name, namespace_to_string(ns))
-        return sorted((*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows)
+        return sorted(_identifiers(rows))
 
     def list_views_page(self, namespace: NamespaceLike, *, after: str | None, limit: int) -> ViewPage:
         """One page straight from the database (its order of names: a PostgreSQL database's
@@ -446,13 +451,13 @@ class SqlCatalog(MetastoreViewCatalog):
             raise ValueError(f"limit must be at least 1: {limit}")
         self._require_views()
         ns = to_namespace(namespace)
-        if ns and not self.namespace_exists(ns):
-            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
         rows = self._query(
             "list views", LIST_VIEW_PAGE_SQL, self.name, namespace_to_string(ns), after or "", limit + 1
         )
-        found = [(*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows[:limit]]
-        return ViewPage(found, len(rows) > limit)
+        # a view in it means the namespace exists: only an empty page asks (once per walk, not per page)
+        if not rows and ns and not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        return ViewPage(_identifiers(rows[:limit]), len(rows) > limit)
 
     def drop_view(self, identifier: IdentifierLike) -> bool:
         self._require_views()
@@ -547,7 +552,7 @@ class SqlCatalog(MetastoreViewCatalog):
             raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
         stmt = V1_LIST_TABLE_SQL if self.schema_version == "V1" else V0_LIST_TABLE_SQL
         rows = self._query("list tables", stmt, self.name, namespace_to_string(ns))
-        return sorted((*string_to_namespace(r["table_namespace"]), r["table_name"]) for r in rows)
+        return sorted(_identifiers(rows))
 
     # -- namespaces ------------------------------------------------------------------------------
     def namespace_exists(self, namespace: NamespaceLike) -> bool:
