@@ -83,21 +83,7 @@ def _run_writers(
 
 def test_concurrent_replaces(env: CatalogEnv, tmp_path: Path) -> None:
     catalog = env.catalog()
-    catalog.create_namespace("ns")
-    view = catalog.create_view(
-        "ns.v",
-        schema=SCHEMA,
-        queries={"spark": "SELECT -1 AS w, -1 AS i"},
-        default_namespace=("ns",),
-        properties={
-            "version.history.num-entries": "1000",
-            "commit.retry.num-retries": "10000",
-            "commit.retry.min-wait-ms": "2",
-            "commit.retry.max-wait-ms": "64",
-        },
-    )
-    created = view.metadata_location
-    assert created is not None
+    created = _create_raced_view(catalog, RETRY_FOREVER)
     commits = HIVE_COMMITS if env.backend == "hive" else COMMITS
     records, elapsed = _run_writers(
         tmp_path,
@@ -186,16 +172,7 @@ def test_two_servers_on_one_database(postgres_database: Any, tmp_path: Path) -> 
     ]
     try:
         catalog = RestCatalog("scale-out", uri=servers[0].uri)
-        catalog.create_namespace("ns")
-        view = catalog.create_view(
-            "ns.v",
-            schema=SCHEMA,
-            queries={"spark": "SELECT -1 AS w, -1 AS i"},
-            default_namespace=("ns",),
-            properties=RETRY_FOREVER,
-        )
-        created = view.metadata_location
-        assert created is not None
+        created = _create_raced_view(catalog, RETRY_FOREVER)
         records, elapsed = _run_writers(
             tmp_path,
             WRITERS,
@@ -230,17 +207,26 @@ RETRY_FOREVER = {
 }
 
 
-def _view_for_writers(env: CatalogEnv, properties: dict[str, str]) -> Any:
-    """The catalog, with the view ``ns.v`` the writers race on (its first version: w = i = -1)."""
-    catalog = env.catalog()
+def _create_raced_view(catalog: Any, properties: dict[str, str]) -> str:
+    """Create the view ``ns.v`` the writers race on (its first version: w = i = -1); its first
+    metadata file."""
     catalog.create_namespace("ns")
-    catalog.create_view(
+    view = catalog.create_view(
         "ns.v",
         schema=SCHEMA,
         queries={"spark": "SELECT -1 AS w, -1 AS i"},
         default_namespace=("ns",),
         properties=properties,
     )
+    created: str | None = view.metadata_location
+    assert created is not None
+    return created
+
+
+def _view_for_writers(env: CatalogEnv, properties: dict[str, str]) -> Any:
+    """The catalog, with the view ``ns.v`` the writers race on."""
+    catalog = env.catalog()
+    _create_raced_view(catalog, properties)
     return catalog
 
 
