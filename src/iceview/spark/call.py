@@ -15,6 +15,7 @@ from iceview.identifiers import ViewIdentifier, to_identifier
 from iceview.spark import _format
 from iceview.spark.access import AccessHost, Chain, ViewAccess
 from iceview.spark.errors import SparkViewsAnalysisError
+from iceview.spark.memo import ExpansionMemo, Recorder
 from iceview.spark.probes import ProbeCache, analyse_together
 from iceview.spark.upcast import check_output
 from iceview.sql import ResolvedView, ViewExpander, find_function_calls, find_references, qualify_parts
@@ -34,6 +35,7 @@ class ViewsHost(AccessHost, Protocol):
     max_depth: int
     _access: ViewAccess
     _probes: ProbeCache
+    _expansions: ExpansionMemo
 
     @property
     def engine_version(self) -> str: ...
@@ -191,18 +193,20 @@ class Call:
             return (self.views.table_catalog, *qualified[1:])
         return None
 
-    def expander(self) -> ViewExpander:
+    def expander(self, recorder: Recorder | None = None) -> ViewExpander:
+        """The expander of this statement; its questions go through ``recorder`` when given."""
         v = self.views
+        via: Call | Recorder = self if recorder is None else recorder
         return ViewExpander(
-            self.resolve,
-            known_catalogs=self.is_catalog,
+            via.resolve,
+            known_catalogs=via.is_catalog,
             dialect="spark",
-            is_shadowed=self.is_shadowed,
+            is_shadowed=via.is_shadowed,
             translate=v.translate if callable(v.translate) else None,
             map_table=None if v.registered else self.map_table,
             max_depth=v.max_depth,
-            check_output=self.check_output,
-            check_later=self.check_later if self.defer_checks else None,
+            check_output=via.check_output,
+            check_later=via.check_later if self.defer_checks else None,
         )
 
     def check_later(self, view: ResolvedView, sql: str, width: int, columns: Sequence[str]) -> str | None:
@@ -250,8 +254,32 @@ class Call:
         return width
 
     def expand(self, sql: str) -> str:
+        """``sql`` with its views expanded; replayed from :class:`~iceview.spark.memo.ExpansionMemo`
+        when every answer it was built on is still the same."""
         catalog, namespace = self.current
-        return self.expander().expand(sql, current_catalog=catalog, current_namespace=namespace)
+        v = self.views
+        if callable(v.translate):  # a caller's hook: its answers are not ours to remember
+            return self.expander().expand(sql, current_catalog=catalog, current_namespace=namespace)
+        key = (
+            sql,
+            catalog,
+            namespace,
+            self.defer_shadowing,
+            self.defer_checks,
+            self.guard_checks,
+            v.registered,
+            v.max_depth,
+            v.table_catalog,
+        )
+        marks = (len(self.deferred), len(self.deferred_checks), len(self.guarded))
+        text = v._expansions.replay(key, self)
+        if text is not None:
+            return text
+        del self.deferred[marks[0] :], self.deferred_checks[marks[1] :], self.guarded[marks[2] :]
+        recorder = Recorder(self)
+        text = self.expander(recorder).expand(sql, current_catalog=catalog, current_namespace=namespace)
+        v._expansions.remember(key, recorder, text)
+        return text
 
     def target(self, written: Sequence[str], *, temp_first: bool = True) -> ViewIdentifier | None:
         """The iceview identifier a DDL statement's name stands for, or ``None`` when the name is

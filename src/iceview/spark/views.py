@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import types as st
+from pyspark.sql.session import SparkSession as ClassicSession
 
 from iceview._version import __version__
 from iceview.catalog.interface import Catalog
@@ -35,6 +36,7 @@ from iceview.spark.access import ViewAccess
 from iceview.spark.call import Call
 from iceview.spark.ddl import ViewDDL, parse_view_statement
 from iceview.spark.errors import SparkViewsParseError
+from iceview.spark.memo import ExpansionMemo
 from iceview.spark.names import (
     ENGINE_NAME,
     ICEVIEW_VERSION_KEY,
@@ -119,10 +121,12 @@ class SparkViews:
         self._registered: bool | None = None
         self._empty: DataFrame | None = None
         self._global_temp: str | None = None
+        self._jcatalog: tuple[SparkSession, Any] | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self._access = ViewAccess(self)
         self._probes = ProbeCache()
+        self._expansions = ExpansionMemo()
         self._ddl = ViewDDL(self, self._access)
         self._output = ViewOutput(self, self._access)
         if translate is not False:
@@ -216,15 +220,43 @@ class SparkViews:
         rows = self.spark.sql(f"SHOW VIEWS IN {SESSION_CATALOG}.{render_name([gt], 'spark')}").collect()
         return frozenset((str(r[0]).lower(), str(r[1]).lower()) for r in rows if bool(r[2]))
 
+    def _session_catalog(self) -> Any | None:
+        """The JVM ``SessionCatalog`` of a classic session (``None`` for Spark Connect), kept per
+        session object: it holds the session's temporary views."""
+        spark = self.spark
+        if self._jcatalog is not None and self._jcatalog[0] is spark:
+            return self._jcatalog[1]
+        found = None
+        if isinstance(spark, ClassicSession):
+            try:
+                found = spark._jsparkSession.sessionState().catalog()
+            except Exception:
+                found = None
+        self._jcatalog = (spark, found)
+        return found
+
     def _temp_view_answer(self, written: Sequence[str]) -> bool | None:
         """Whether ``written`` names a temporary view, or ``None`` when Spark gives no clear answer
         (then :meth:`_list_temp_views`, ~20 ms, decides).
 
-        ``spark.catalog.tableExists`` first: false unless a temporary view or a table has the name,
-        and errors stay in the JVM (a failed ``getTable`` costs ~8 ms more in PySpark's error
-        conversion). Spark resolves temporary views first, so for one this takes ~0.2 ms; for other
-        names Spark goes on to the catalog. When it is true, ``getTable(...).isTemporary`` tells a
-        temporary view from a table."""
+        A classic session asks its ``SessionCatalog`` for the temporary view itself (Spark's
+        ``lookupTempView``: the name formatted as the session's case sensitivity says, local or in
+        the global temporary database): two Py4J round trips, ~0.25 ms, and no catalog lookup.
+
+        Otherwise ``spark.catalog.tableExists`` first: false unless a temporary view or a table has
+        the name, and errors stay in the JVM (a failed ``getTable`` costs ~8 ms more in PySpark's
+        error conversion). Spark resolves temporary views first, so for one this takes ~0.2 ms; for
+        other names Spark goes on to the catalog (~1.5 ms). When it is true,
+        ``getTable(...).isTemporary`` tells a temporary view from a table."""
+        jcatalog = self._session_catalog()
+        if jcatalog is not None and 1 <= len(written) <= 2:
+            try:
+                if len(written) == 1:
+                    return bool(jcatalog.getTempView(written[0]).isDefined())
+                if written[0].lower() == self._global_temp_db().lower():
+                    return bool(jcatalog.getGlobalTempView(written[1]).isDefined())
+            except Exception:
+                pass  # ask as for a Connect session
         name = render_name(written, "spark")
         try:
             if not self.spark.catalog.tableExists(name):
@@ -285,12 +317,14 @@ class SparkViews:
     ) -> DataFrame:
         """Expand ``text`` and hand it to Spark.
 
-        Whether a temporary view shadows one of our views is a Spark round trip that costs about
-        as much as Spark loading the view (for a name that is no temporary view, Spark looks it up
-        in the catalog too). For a plain query, whose analysis has no side effects, iceview
-        therefore expands as if nothing were shadowed and asks Spark in a second thread while Spark
+        Whether a temporary view shadows one of our views: a classic session's ``SessionCatalog``
+        answers in line (:meth:`_temp_view_answer`). Elsewhere (Spark Connect) the question costs
+        about as much as Spark loading the view (for a name that is no temporary view, Spark looks
+        it up in the catalog too); so for a plain query, whose analysis has no side effects,
+        iceview expands as if nothing were shadowed and asks Spark in a second thread while Spark
         analyses the expansion; in the rare case that a temporary view does shadow a view, that
-        analysis is thrown away and the query is expanded again. The up-cast check of each view
+        analysis is thrown away and the query is expanded again. A statement read again is not
+        expanded again while nothing it was built on changed (:mod:`iceview.spark.memo`). The up-cast check of each view
         (a Spark analysis of the view's level, see :mod:`iceview.spark.upcast`) runs in a thread
         too, for every view whose column count the SQL shows: a failed check wins over Spark's
         answer, as it would have come first. Other statements ask and check first.
@@ -307,7 +341,9 @@ class SparkViews:
             return self.spark.sql(sql, **(kwargs or {}))
 
         query = self._is_query(text, call)
-        call.defer_shadowing = call.defer_checks = True
+        # a classic session answers the temporary-view question in ~0.25 ms: asked in line
+        call.defer_shadowing = self._session_catalog() is None
+        call.defer_checks = True
         call.guard_checks = query
         expanded = self._expand(text, call)
         if call.guarded and (len(call.guarded) > MAX_GUARDED or call.deferred_checks):

@@ -383,6 +383,7 @@ def unescape_spark_string(raw: str) -> str:
 # identifiers
 
 
+@lru_cache(maxsize=4096)  # expansion quotes the same column names on every read of a view
 def quote_identifier(name: str, dialect: str) -> str:
     """``name`` as a quoted identifier of the dialect: `` `a``b` `` for Spark, ``"a""b"`` for DuckDB."""
     return exp.Identifier(this=name, quoted=True).sql(dialect=get_dialect(dialect))
