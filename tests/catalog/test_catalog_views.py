@@ -179,6 +179,9 @@ def test_09_create_view_error_cases(catalog: SqlCatalog) -> None:
             queries=[("trino", TRINO_SQL), ("trino", TRINO_SQL)],
             default_namespace=("ns",),
         )
+    # a definition that is not a ViewDefinition (a mapping of queries, say) is refused by name
+    with pytest.raises(InvalidArgumentError, match=r"^A view definition must be a ViewDefinition, not dict"):
+        catalog.create_view("ns.view", {"trino": TRINO_SQL}, schema=SCHEMA)  # type: ignore[arg-type]
     assert not catalog.view_exists("ns.view")
 
 

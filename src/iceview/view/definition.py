@@ -100,6 +100,11 @@ class ViewDefinition:
         cls, definition: ViewDefinition | None = None, **fields: Unpack[DefinitionFields]
     ) -> ViewDefinition:
         """``definition`` (or an empty one) with the keyword ``fields`` applied on top."""
+        if definition is not None and not isinstance(definition, ViewDefinition):
+            raise InvalidArgumentError(
+                f"A view definition must be a ViewDefinition, not {type(definition).__name__} "
+                "(or give its fields as keywords, e.g. queries={'spark': 'SELECT ...'})"
+            )
         base = definition if definition is not None else cls()
         if not fields:
             return base
