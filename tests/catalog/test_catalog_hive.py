@@ -26,6 +26,7 @@ from iceview.errors import (
     CatalogError,
     CommitFailedError,
     CommitStateUnknownError,
+    NoSuchNamespaceError,
     UnsupportedOperationError,
 )
 
@@ -388,3 +389,84 @@ def test_names_reach_no_lock_unless_the_metastore_keeps_them(metastore: Any, tmp
         assert sorted(client.get_all_tables("db")) == ["ok0", "ok1"]
     for n in range(2):
         assert len(metadata_files(tmp_path / "db.db" / f"ok{n}" / "metadata")) == 1  # no strays
+
+
+def _plain_hive_view(metastore: Any, database: str, name: str) -> None:
+    """What Spark's own Hive catalog makes for CREATE VIEW: no ``table_type`` parameter."""
+    from hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor, Table
+
+    with metastore.client() as client:
+        client.create_table(
+            Table(
+                tableName=name,
+                dbName=database,
+                owner="spark",
+                tableType="VIRTUAL_VIEW",
+                parameters={},
+                sd=StorageDescriptor(
+                    cols=[FieldSchema("a", "int", None)],
+                    serdeInfo=SerDeInfo(
+                        serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", parameters={}
+                    ),
+                    inputFormat="org.apache.hadoop.mapred.SequenceFileInputFormat",
+                    outputFormat="org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat",
+                ),
+                partitionKeys=[],
+                viewOriginalText="SELECT 1 AS a",
+                viewExpandedText="SELECT 1 AS `a`",
+            )
+        )
+
+
+def test_pages_fetch_only_the_entries_they_may_show(metastore: Any, tmp_path: Path) -> None:
+    """A page lists the view names, then fetches the entries of just enough of them; plain Hive
+    views among them are skipped, and the walk gives what ``list_views`` gives, in order."""
+    catalog = _catalog(metastore.uri, tmp_path)
+    catalog.create_namespace("db")
+    views = [f"v{i:02d}" for i in range(9)]
+    for name in views:
+        catalog.create_view(
+            f"db.{name}",
+            schema=SCHEMA,
+            queries={"spark": "SELECT 1 AS id, 'a' AS name"},
+            default_namespace="db",
+        )
+    for name in ("v015", "v05a", "zz"):  # plain Hive views between and after them
+        _plain_hive_view(metastore, "db", name)
+    fetched: list[int] = []
+    entries = catalog._listing.entries
+
+    def counting(database: str, names: Any) -> Any:
+        fetched.append(len(names))
+        return entries(database, names)
+
+    catalog._listing.entries = counting  # type: ignore[method-assign]
+    expected = [("db", n) for n in views]
+    assert catalog.list_views("db") == expected
+    for size in (1, 2, 4, 9, 100):
+        walked: list[tuple[str, ...]] = []
+        after = None
+        fetched.clear()
+        pages = 0
+        while True:
+            page = catalog.list_views_page("db", after=after, limit=size)
+            pages += 1
+            assert len(page.identifiers) <= size
+            walked += page.identifiers
+            if not page.more:
+                break
+            after = page.identifiers[-1][-1]
+        assert walked == expected, size
+        # each page fetches its names and one more (to tell whether more follow), plus the plain
+        # views it meets (a plain view can be met by two pages: one looks ahead, the next starts
+        # there); never the whole namespace (12 entries) per page
+        assert max(fetched) <= size + 1 and sum(fetched) <= pages * (size + 1) + 2 * 3, (size, fetched)
+    first = catalog.list_views_page("db", after=None, limit=2)
+    assert first.identifiers == expected[:2] and first.more
+    assert catalog.list_views_page("db", after="v08", limit=5).identifiers == []
+    assert catalog.list_views_page("db", after="v015", limit=1).identifiers == [("db", "v02")]
+    assert catalog.list_views_page((), after=None, limit=3).identifiers == []
+    with pytest.raises(NoSuchNamespaceError):
+        catalog.list_views_page("nope", after=None, limit=3)
+    with pytest.raises(ValueError, match="at least 1"):
+        catalog.list_views_page("db", after=None, limit=0)

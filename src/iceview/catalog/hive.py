@@ -51,6 +51,7 @@ from iceview.catalog.hive_layout import (
     not_a_view,
     view_table,
 )
+from iceview.catalog.hive_listing import HiveListing
 from iceview.catalog.hive_lock import (
     LOCK_ENABLED,
     CommitLock,
@@ -62,6 +63,7 @@ from iceview.catalog.hive_lock import (
     expected_context,
 )
 from iceview.catalog.hive_namespaces import HiveNamespaces
+from iceview.catalog.interface import ViewPage
 from iceview.catalog.metastore import MetastoreViewCatalog
 from iceview.catalog.operations import ViewOperations
 from iceview.catalog.properties import property_as_bool, property_as_int
@@ -264,6 +266,7 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
     def __init__(self, name: str = "default", **properties: str) -> None:
         super().__init__(name, {k: str(v) for k, v in properties.items()})
         self.clients = MetastoreClients(self.properties)
+        self._listing = HiveListing(self.clients)
         warehouse = self.properties.get("warehouse")
         self.warehouse = warehouse.rstrip("/") if warehouse else None
         self.lock_enabled = property_as_bool(self.properties, LOCK_ENABLED, True)
@@ -460,30 +463,6 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
     ) -> Any:
         return super().load_view(self._view_ident(identifier), referenced_by=referenced_by)
 
-    def _tables_of_type(
-        self, database: str, keep: Callable[[Any], bool], table_type: str | None
-    ) -> list[Any]:
-        from hive_metastore.ttypes import NoSuchObjectException, UnknownDBException
-
-        missing = (NoSuchObjectException, UnknownDBException)
-        try:
-            if table_type is None:
-                names = self._run(f"list {database}", lambda c: c.get_all_tables(database), expected=missing)
-            else:
-                names = self._run(
-                    f"list {database}",
-                    lambda c: c.get_tables_by_type(database, "*", table_type),
-                    expected=missing,
-                )
-            if not names:
-                return []
-            found = self._run(
-                f"list {database}", lambda c: c.get_table_objects_by_name(database, names), expected=missing
-            )
-        except missing as e:
-            raise NoSuchNamespaceError(f"Namespace does not exist: {database}") from e
-        return [t for t in found if keep(t)]
-
     def list_views(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
         ns = to_namespace(namespace)
         if not ns:
@@ -491,7 +470,21 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         database = self._database(ns)
         if not self.namespace_exists(ns):
             raise NoSuchNamespaceError(f"Namespace does not exist: {database}")
-        return sorted((database, t.tableName) for t in self._tables_of_type(database, is_view, VIRTUAL_VIEW))
+        return [(database, t.tableName) for t in self._listing.of_type(database, is_view, VIRTUAL_VIEW)]
+
+    def list_views_page(self, namespace: NamespaceLike, *, after: str | None, limit: int) -> ViewPage:
+        """A page of views: the view names are listed, and only the entries of the names the
+        page may show are fetched (:meth:`HiveListing.page`)."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1: {limit}")
+        ns = to_namespace(namespace)
+        if not ns:
+            return ViewPage([], False)
+        database = self._database(ns)
+        if not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {database}")
+        names, more = self._listing.page(database, is_view, VIRTUAL_VIEW, after=after, limit=limit)
+        return ViewPage([(database, n) for n in names], more)
 
     def drop_view(self, identifier: IdentifierLike) -> bool:
         from hive_metastore.ttypes import NoSuchObjectException
@@ -559,7 +552,7 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
         every database."""
         out: set[str] = set()
         for (database,) in self.list_namespaces():
-            for table in self._tables_of_type(database, lambda _: True, None):
+            for table in self._listing.of_type(database, lambda _: True, None):
                 params = table.parameters or {}
                 for key in (METADATA_LOCATION, PREVIOUS_METADATA_LOCATION):
                     if params.get(key):
@@ -588,4 +581,4 @@ class HiveCatalog(HiveNamespaces, MetastoreViewCatalog):
     def list_tables(self, namespace: NamespaceLike) -> list[tuple[str, ...]]:
         ns = to_namespace(namespace)
         database = self._database(ns)
-        return sorted((database, t.tableName) for t in self._tables_of_type(database, is_iceberg_table, None))
+        return [(database, t.tableName) for t in self._listing.of_type(database, is_iceberg_table, None)]
