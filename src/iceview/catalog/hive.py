@@ -64,8 +64,7 @@ from iceview.catalog.hive_lock import (
 )
 from iceview.catalog.hive_namespaces import HiveNamespaces
 from iceview.catalog.interface import ViewPage
-from iceview.catalog.metastore import MetastoreViewCatalog
-from iceview.catalog.operations import ViewOperations
+from iceview.catalog.metastore import MetastoreViewCatalog, MetastoreViewOperations
 from iceview.catalog.properties import property_as_bool, property_as_int
 from iceview.errors import (
     CatalogError,
@@ -108,17 +107,11 @@ _MODIFIED = "has been modified"
 # ----------------------------------------------------------------------------- operations
 
 
-class HiveViewOperations(ViewOperations):
+class HiveViewOperations(MetastoreViewOperations):
     """The pointer of one view in its HMS table: Java's ``HiveViewOperations``."""
 
     def __init__(self, catalog: HiveCatalog, identifier: ViewIdentifier) -> None:
-        super().__init__(
-            identifier,
-            catalog.io,
-            catalog.full_view_name(identifier),
-            catalog.metadata_cache,
-            warehouse=catalog.warehouse_root,
-        )
+        super().__init__(catalog, identifier)
         self.catalog = catalog
         self.database = identifier.namespace[0]
         self.table = identifier.name

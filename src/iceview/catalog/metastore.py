@@ -48,9 +48,23 @@ if TYPE_CHECKING:
     from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate
     from iceview.view import View, ViewDefinition
 
-__all__ = ["MetastoreViewCatalog"]
+__all__ = ["MetastoreViewCatalog", "MetastoreViewOperations"]
 
 log = logging.getLogger(__name__)
+
+
+class MetastoreViewOperations(ViewOperations):
+    """The pointer of one view of a :class:`MetastoreViewCatalog`: the catalog's FileIO, metadata
+    cache and warehouse, and the view's full name."""
+
+    def __init__(self, catalog: MetastoreViewCatalog, identifier: ViewIdentifier) -> None:
+        super().__init__(
+            identifier,
+            catalog.io,
+            catalog.full_view_name(identifier),
+            catalog.metadata_cache,
+            warehouse=catalog.warehouse_root,
+        )
 
 
 class MetastoreViewCatalog(Catalog):

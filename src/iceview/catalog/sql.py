@@ -41,8 +41,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from iceview import identifiers as _ids
 from iceview.catalog.interface import NamespacePropertiesUpdate, ViewPage
-from iceview.catalog.metastore import MetastoreViewCatalog
-from iceview.catalog.operations import ViewOperations
+from iceview.catalog.metastore import MetastoreViewCatalog, MetastoreViewOperations
 from iceview.catalog.properties import namespace_property_changes, property_as_bool
 from iceview.catalog.sql_db import (
     ALL_POINTERS_SQL,
@@ -125,17 +124,11 @@ NAMESPACE_EXISTS_PROPERTY = "exists"
 # ----------------------------------------------------------------------------- operations
 
 
-class SqlViewOperations(ViewOperations):
+class SqlViewOperations(MetastoreViewOperations):
     """The pointer of one view in ``iceberg_tables``: Java's ``JdbcViewOperations``."""
 
     def __init__(self, catalog: SqlCatalog, identifier: ViewIdentifier) -> None:
-        super().__init__(
-            identifier,
-            catalog.io,
-            catalog.full_view_name(identifier),
-            catalog.metadata_cache,
-            warehouse=catalog.warehouse_root,
-        )
+        super().__init__(catalog, identifier)
         self.catalog = catalog
 
     def do_refresh(self) -> str | None:
