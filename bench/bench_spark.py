@@ -24,6 +24,7 @@ import argparse
 import statistics
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from timing import interleaved
@@ -44,16 +45,15 @@ def _timed_here(fn: Callable[[], Any]) -> Callable[[], None]:
     return call
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--warmup", type=int, default=30)
-    args = parser.parse_args()
-
+def chain_session(base: Path, depth: int, *, prefix: str = "v") -> tuple[Any, Any]:
+    """A local Spark session with Iceberg's runtime on a SQLite catalog in ``base`` (shared with
+    iceview), the table ``bench.db.t`` with two rows, ``USE bench.db``, and a chain of views
+    ``<prefix>1 .. <prefix><depth>`` made through SparkViews (``<prefix>1`` reads ``t``, each
+    other reads the one before it). Returns ``(spark, views)``."""
     from iceview.catalog.sql import SqlCatalog
     from iceview.spark import SparkViews, local_session
 
-    base = tempfile.mkdtemp(prefix="iceview-bench-spark-")
+    base.mkdir(parents=True, exist_ok=True)
     catalog = SqlCatalog("bench", uri=f"sqlite:///{base}/catalog.db", warehouse=f"file:{base}/warehouse")
     spark = local_session(catalog)
     spark.sparkContext.setLogLevel("ERROR")
@@ -61,11 +61,22 @@ def main() -> int:
     spark.sql("CREATE TABLE bench.db.t (id bigint, data string, ts timestamp) USING iceberg")
     spark.sql("INSERT INTO bench.db.t VALUES (1, 'a', current_timestamp()), (2, 'b', current_timestamp())")
     spark.sql("USE bench.db")
-    views.sql("CREATE VIEW v1 AS SELECT id, data, ts FROM t WHERE id > 0")
-    for k in range(2, 11):
+    views.sql(f"CREATE VIEW {prefix}1 AS SELECT id, data, ts FROM t WHERE id > 0")
+    for k in range(2, depth + 1):
         views.sql(
-            f"CREATE VIEW v{k} (id, data, ts) AS SELECT id, upper(data), ts FROM v{k - 1} WHERE id > -{k}"
+            f"CREATE VIEW {prefix}{k} (id, data, ts) AS "
+            f"SELECT id, upper(data), ts FROM {prefix}{k - 1} WHERE id > -{k}"
         )
+    return spark, views
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=30)
+    args = parser.parse_args()
+
+    spark, views = chain_session(Path(tempfile.mkdtemp(prefix="iceview-bench-spark-")), 10)
 
     iceberg = spark.sparkContext._jvm.org.apache.iceberg.IcebergBuild.version()
     print(f"Spark {spark.version}, Iceberg {iceberg}, SQLite catalog; median of {args.runs} runs (ms)\n")
