@@ -1,10 +1,16 @@
 """Fast acceptance checks for the reader.
 
 Each function answers one question: is this decoded JSON certainly well-formed, in the exact shape
-that the full checker (which raises Java's messages) would accept? They work on whole columns at
-once with C-level builtins (``map``, ``set``, ``min``/``max``), so a typical file is accepted at a
-small multiple of the cost of decoding it. Anything unusual, or any exception along the way, means
-"not sure", and the caller runs the full checker, which is the one source of truth for errors.
+that the full checker (which raises Java's messages) would accept? Anything unusual, or any
+exception along the way, means "not sure", and the caller runs the full checker, which is the one
+source of truth for errors. So a ``True`` must never accept what the full checker refuses: the
+type checks are exact (``type(x) is dict``, as the full checker's), not ``isinstance``.
+
+``versions_and_log_ok`` and ``schema_ids_distinct`` run on every load. They are plain loops: at the
+sizes of real files (tens of versions, a few fields per schema) the interpreter's specialised
+subscript and type-check instructions cost less than the calls, iterators and intermediate tuples
+that column-at-a-time builtins need (on the benchmark's file: 8 us instead of 16 for the versions,
+4 instead of 6 for the schema ids; plain loops stay ahead at 100 versions or 30 fields a schema).
 """
 
 from __future__ import annotations
@@ -15,16 +21,7 @@ from typing import Any
 
 from iceview.spec._json import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 
-_VERSION_FIELDS = itemgetter(
-    "version-id", "schema-id", "timestamp-ms", "summary", "representations", "default-namespace"
-)
-_SQL_FIELDS = itemgetter("type", "sql", "dialect")
-_LOG_FIELDS = itemgetter("version-id", "timestamp-ms")
 _SCHEMA_FIELDS = itemgetter("type", "schema-id", "fields")
-_FIELDS = itemgetter("fields")
-_SCHEMA_ID = itemgetter("schema-id")
-_ID = itemgetter("id")
-_TYPE = itemgetter("type")
 _FIELD_FIELDS = itemgetter("id", "name", "required", "type")
 _FIELD_KEYS = frozenset({("id", "name", "required", "type"), ("id", "name", "required", "type", "doc")})
 _SCHEMA_KEYS = frozenset({("type", "schema-id", "fields")})
@@ -39,7 +36,6 @@ _CANONICAL_PRIMITIVES = frozenset(
 _INT = frozenset({int})
 _STR = frozenset({str})
 _STR_OR_NONE = frozenset({str, type(None)})
-_LIST = frozenset({list})
 
 
 def versions_and_log_ok(versions: list[Any], log: list[Any]) -> bool:
@@ -47,68 +43,91 @@ def versions_and_log_ok(versions: list[Any], log: list[Any]) -> bool:
     versions share an id, and every version-log entry is an object with an int id and a long
     timestamp."""
     try:
-        if versions:
-            ids, schema_ids, timestamps, summaries, reps, namespaces = zip(
-                *map(_VERSION_FIELDS, versions), strict=True
-            )
-        else:
-            ids = schema_ids = timestamps = summaries = reps = namespaces = ()
-        if log:
-            log_ids, log_timestamps = zip(*map(_LOG_FIELDS, log), strict=True)
-            int_ids = ids + schema_ids + log_ids
-            timestamps = timestamps + log_timestamps
-        else:
-            int_ids = ids + schema_ids
-        if not int_ids:
-            return not versions and not log
-        if not (
-            set(map(type, int_ids + timestamps)) == _INT
-            and min(int_ids) >= INT_MIN
-            and max(int_ids) <= INT_MAX
-            and min(timestamps) >= LONG_MIN
-            and max(timestamps) <= LONG_MAX
-            and (not versions or set(map(type, reps + namespaces)) == _LIST)
-            and len(set(ids)) == len(ids)
-        ):
+        seen: set[int] = set()
+        for version in versions:
+            if type(version) is not dict:
+                return False
+            version_id = version["version-id"]
+            schema_id = version["schema-id"]
+            timestamp = version["timestamp-ms"]
+            summary = version["summary"]
+            namespace = version["default-namespace"]
+            representations = version["representations"]
+            catalog = version.get("default-catalog")
+            if not (
+                type(version_id) is int
+                and type(schema_id) is int
+                and type(timestamp) is int
+                and INT_MIN <= version_id <= INT_MAX
+                and INT_MIN <= schema_id <= INT_MAX
+                and LONG_MIN <= timestamp <= LONG_MAX
+                and type(summary) is dict
+                and type(namespace) is list
+                and type(representations) is list
+                and (catalog is None or type(catalog) is str)
+            ):
+                return False
+            seen.add(version_id)
+            for value in summary.values():
+                if type(value) is not str:
+                    return False
+            for level in namespace:
+                if type(level) is not str:
+                    return False
+            for rep in representations:
+                if not (
+                    type(rep) is dict
+                    and rep["type"] == "sql"
+                    and type(rep["sql"]) is str
+                    and type(rep["dialect"]) is str
+                ):
+                    return False
+        if len(seen) != len(versions):  # the ids are ints, so equal values are equal ids
             return False
-        flat = list(chain.from_iterable(reps))
-        types, sqls, dialects = zip(*map(_SQL_FIELDS, flat), strict=True) if flat else ((), (), ())
-        # str.join raises TypeError on anything that is not a string: one C-level pass over every
-        # string-valued field (dict.values also refuses a summary that is not an object)
-        "".join(
-            chain(
-                chain.from_iterable(map(dict.values, summaries)),
-                chain.from_iterable(namespaces),
-                map(dict.get, versions, repeat("default-catalog"), repeat("")),
-                sqls,
-                dialects,
-            )
-        )
-        return "".join(types).lower() == "sql" * len(types)
-    except (KeyError, TypeError, ValueError, AttributeError):
+        for entry in log:
+            if type(entry) is not dict:
+                return False
+            version_id = entry["version-id"]
+            timestamp = entry["timestamp-ms"]
+            if not (
+                type(version_id) is int
+                and type(timestamp) is int
+                and INT_MIN <= version_id <= INT_MAX
+                and LONG_MIN <= timestamp <= LONG_MAX
+            ):
+                return False
+        return True
+    except (KeyError, TypeError):
         return False
 
 
 def schema_ids_distinct(schemas: list[Any]) -> bool:
     """No two schemas share a ``schema-id`` and no two fields of one schema share an ``id``.
 
-    Answers only for the common shape: every schema has an explicit ``schema-id`` and a
-    ``fields`` list of objects with an ``id`` and a primitive (string) ``type``, so that the
-    top-level field ids are all of its ids. Anything else (nested types, a missing or null
-    ``schema-id``, ids that compare equal across types, such as ``1`` and ``true``) means "not
-    sure". Nothing else is checked here: the schemas' shapes are checked on first use.
+    Answers only for the common shape: every schema is a struct with an explicit ``schema-id``
+    and ``fields`` with an ``id`` and a primitive (string) ``type``, so that the top-level field
+    ids are all of its ids. Anything else (nested types, a missing or null ``schema-id``, ids that
+    compare equal across types, such as ``1`` and ``true``) means "not sure". Nothing else is
+    checked here: the schemas' shapes are checked on first use, and ids the full check would
+    not count (in a node that is not an object) can only make this answer "not sure".
     """
     try:
-        fields = list(map(_FIELDS, schemas))
-        # str.join raises TypeError on a nested (object) type
-        "".join(map(_TYPE, chain.from_iterable(fields)))
-        # one set per schema: ids may repeat across schemas, never within one
-        for one in fields:
-            if len(set(map(_ID, one))) != len(one):
+        schema_ids: set[Any] = set()
+        for schema in schemas:
+            if schema["type"] != "struct":  # the full check walks other types differently
                 return False
-        schema_ids = set(map(_SCHEMA_ID, schemas))
+            fields = schema["fields"]
+            # one set per schema: ids may repeat across schemas, never within one
+            ids: set[Any] = set()
+            for field in fields:
+                if type(field["type"]) is not str:
+                    return False
+                ids.add(field["id"])
+            if len(ids) != len(fields):
+                return False
+            schema_ids.add(schema["schema-id"])
         return len(schema_ids) == len(schemas) and None not in schema_ids  # null means 0
-    except (KeyError, TypeError):
+    except (KeyError, TypeError):  # TypeError: a node that is not an object, an unhashable id
         return False
 
 
