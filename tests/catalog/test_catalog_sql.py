@@ -465,3 +465,32 @@ def test_exists_is_a_row_check(catalog: SqlCatalog) -> None:
     view = create(catalog)
     os.remove(file_path(str(view.metadata_location)))
     assert catalog.view_exists("ns.v")  # Java's viewExists would load (and fail on) the file
+
+
+@pytest.mark.postgres
+def test_reads_on_postgres_open_no_transaction(postgres_url: str, tmp_path: Path) -> None:
+    """A view's pointer read (and the other one-statement reads) run in autocommit on PostgreSQL:
+    one round trip, not ``BEGIN``, the ``SELECT`` and ``ROLLBACK``; a commit stays a transaction."""
+    catalog = SqlCatalog("c", uri=postgres_url, warehouse=f"file://{tmp_path}", **{"jdbc.schema-version": "V1"})
+    try:
+        catalog.create_namespace("ns")
+        view = catalog.create_view(
+            "ns.v", schema=SCHEMA, queries={"spark": "SELECT 1 AS id"}, default_namespace=("ns",)
+        )
+        seen: list[tuple[str, bool]] = []
+
+        @sa.event.listens_for(catalog.engine, "before_cursor_execute")
+        def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            seen.append((statement.split()[0], bool(conn.connection.dbapi_connection.autocommit)))
+
+        view.refresh()
+        assert catalog.view_exists("ns.v") and catalog.namespace_exists("ns")
+        assert not catalog.table_exists("ns.v")
+        assert catalog.list_views("ns") == [("ns", "v")]
+        reads = list(seen)
+        assert reads and all(verb == "SELECT" and auto for verb, auto in reads), reads
+        seen.clear()
+        view.update_properties().set("k", "v").commit()
+        assert ("UPDATE", False) in seen  # the compare-and-swap runs in a transaction
+    finally:
+        catalog.close()

@@ -77,6 +77,7 @@ from iceview.catalog.sql_db import (
     java_sql_message,
     like_escape,
     make_engine,
+    reading,
     to_sqlalchemy_url,
     transaction,
     update_properties_stmt,
@@ -133,7 +134,7 @@ class SqlViewOperations(MetastoreViewOperations):
 
     def do_refresh(self) -> str | None:
         try:
-            with self.catalog.engine.connect() as conn:
+            with reading(self.catalog.engine) as conn:
                 row = self.catalog._load_view_row(conn, self.identifier)
         except DBAPIError as e:
             raise CatalogError(
@@ -220,7 +221,7 @@ class SqlViewOperations(MetastoreViewOperations):
     def _pointer_is(self, location: str) -> bool:
         """Whether the catalog now points at ``location`` (False if it cannot tell)."""
         try:
-            with self.catalog.engine.connect() as conn:
+            with reading(self.catalog.engine) as conn:
                 row = self.catalog._load_view_row(conn, self.identifier)
         except SQLAlchemyError:
             return False
@@ -339,7 +340,7 @@ class SqlCatalog(MetastoreViewCatalog):
 
     def _query(self, what: str, stmt: Stmt, *args: str | int) -> list[Any]:
         try:
-            with self.engine.connect() as conn:
+            with reading(self.engine) as conn:
                 return list(conn.execute(stmt.clause, stmt.params(*args)).mappings())
         except DBAPIError as e:
             raise CatalogError(f"Failed to {what}: {java_sql_message(e)}: {describe(e)}") from e
@@ -534,7 +535,7 @@ class SqlCatalog(MetastoreViewCatalog):
     def table_exists(self, identifier: IdentifierLike) -> bool:
         ident = to_identifier(identifier)
         try:
-            with self.engine.connect() as conn:
+            with reading(self.engine) as conn:
                 return self._table_exists(conn, ident)
         except DBAPIError as e:
             raise CatalogError(f"Failed to load table {ident}: {java_sql_message(e)}: {describe(e)}") from e
@@ -551,7 +552,7 @@ class SqlCatalog(MetastoreViewCatalog):
     def namespace_exists(self, namespace: NamespaceLike) -> bool:
         ns = to_namespace(namespace)
         try:
-            with self.engine.connect() as conn:
+            with reading(self.engine) as conn:
                 return self._namespace_exists(conn, ns)
         except DBAPIError as e:
             raise CatalogError(f"Failed to execute exists query: {java_sql_message(e)}: {describe(e)}") from e
