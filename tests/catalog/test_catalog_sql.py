@@ -471,7 +471,9 @@ def test_exists_is_a_row_check(catalog: SqlCatalog) -> None:
 def test_reads_on_postgres_open_no_transaction(postgres_url: str, tmp_path: Path) -> None:
     """A view's pointer read (and the other one-statement reads) run in autocommit on PostgreSQL:
     one round trip, not ``BEGIN``, the ``SELECT`` and ``ROLLBACK``; a commit stays a transaction."""
-    catalog = SqlCatalog("c", uri=postgres_url, warehouse=f"file://{tmp_path}", **{"jdbc.schema-version": "V1"})
+    catalog = SqlCatalog(
+        "c", uri=postgres_url, warehouse=f"file://{tmp_path}", **{"jdbc.schema-version": "V1"}
+    )
     try:
         catalog.create_namespace("ns")
         view = catalog.create_view(
