@@ -45,11 +45,13 @@ def _timed_here(fn: Callable[[], Any]) -> Callable[[], None]:
     return call
 
 
-def chain_session(base: Path, depth: int, *, prefix: str = "v") -> tuple[Any, Any]:
+def chain_session(
+    base: Path, depth: int, *, prefix: str = "v", conf: dict[str, str] | None = None
+) -> tuple[Any, Any]:
     """A local Spark session with Iceberg's runtime on a SQLite catalog in ``base`` (shared with
     iceview), the table ``bench.db.t`` with two rows, ``USE bench.db``, and a chain of views
     ``<prefix>1 .. <prefix><depth>`` made through SparkViews (``<prefix>1`` reads ``t``, each
-    other reads the one before it). Returns ``(spark, views)``."""
+    other reads the one before it), after the session settings ``conf``. Returns ``(spark, views)``."""
     from iceview.catalog.sql import SqlCatalog
     from iceview.spark import SparkViews, local_session
 
@@ -57,6 +59,8 @@ def chain_session(base: Path, depth: int, *, prefix: str = "v") -> tuple[Any, An
     catalog = SqlCatalog("bench", uri=f"sqlite:///{base}/catalog.db", warehouse=f"file:{base}/warehouse")
     spark = local_session(catalog)
     spark.sparkContext.setLogLevel("ERROR")
+    for key, value in (conf or {}).items():
+        spark.conf.set(key, value)
     views = SparkViews(spark, catalog)
     spark.sql("CREATE TABLE bench.db.t (id bigint, data string, ts timestamp) USING iceberg")
     spark.sql("INSERT INTO bench.db.t VALUES (1, 'a', current_timestamp()), (2, 'b', current_timestamp())")

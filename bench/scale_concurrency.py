@@ -192,7 +192,7 @@ def _client_rows(store: str) -> list[Operation]:
                 ". SQLite has no queue for its one writer: a writer that finds the file locked sleeps "
                 "and polls (the busy timeout), so the rate is erratic past a few writers and the "
                 "tail long: that waiting, not more work per commit (no retries), so it is not judged; "
-                "PostgreSQL queues its writers and is"
+                "PostgreSQL queues its writers, and its row is judged"
                 if sqlite
                 else ""
             ),

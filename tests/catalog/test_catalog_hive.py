@@ -21,6 +21,7 @@ from hive_support import ThriftProxy, empty_metastore
 from pyiceberg.schema import Schema
 from pyiceberg.types import DecimalType, IntegerType, NestedField, StringType, TimestamptzType
 
+from fixtures.hive_entries import create_plain_hive_view
 from iceview.catalog.hive import HiveCatalog
 from iceview.errors import (
     CatalogError,
@@ -391,33 +392,6 @@ def test_names_reach_no_lock_unless_the_metastore_keeps_them(metastore: Any, tmp
         assert len(metadata_files(tmp_path / "db.db" / f"ok{n}" / "metadata")) == 1  # no strays
 
 
-def _plain_hive_view(metastore: Any, database: str, name: str) -> None:
-    """What Spark's own Hive catalog makes for CREATE VIEW: no ``table_type`` parameter."""
-    from hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor, Table
-
-    with metastore.client() as client:
-        client.create_table(
-            Table(
-                tableName=name,
-                dbName=database,
-                owner="spark",
-                tableType="VIRTUAL_VIEW",
-                parameters={},
-                sd=StorageDescriptor(
-                    cols=[FieldSchema("a", "int", None)],
-                    serdeInfo=SerDeInfo(
-                        serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", parameters={}
-                    ),
-                    inputFormat="org.apache.hadoop.mapred.SequenceFileInputFormat",
-                    outputFormat="org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat",
-                ),
-                partitionKeys=[],
-                viewOriginalText="SELECT 1 AS a",
-                viewExpandedText="SELECT 1 AS `a`",
-            )
-        )
-
-
 def test_pages_fetch_only_the_entries_they_may_show(metastore: Any, tmp_path: Path) -> None:
     """A page lists the view names, then fetches the entries of just enough of them; plain Hive
     views among them are skipped, and the walk gives what ``list_views`` gives, in order."""
@@ -431,8 +405,9 @@ def test_pages_fetch_only_the_entries_they_may_show(metastore: Any, tmp_path: Pa
             queries={"spark": "SELECT 1 AS id, 'a' AS name"},
             default_namespace="db",
         )
-    for name in ("v015", "v05a", "zz"):  # plain Hive views between and after them
-        _plain_hive_view(metastore, "db", name)
+    with metastore.client() as client:
+        for name in ("v015", "v05a", "zz"):  # plain Hive views between and after them
+            create_plain_hive_view(client, "db", name)
     fetched: list[int] = []
     entries = catalog._listing.entries
 

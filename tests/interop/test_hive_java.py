@@ -70,6 +70,7 @@ from pyiceberg.types import (
 )
 
 import iceview
+from fixtures.hive_entries import create_plain_hive_view
 from fixtures.hms_server import HmsServer
 from fixtures.java_session import JavaError, JavaOracle, JavaSpark, as_java_error, disable_nagle
 from iceview import files
@@ -922,32 +923,11 @@ def test_names_the_metastore_would_mangle(env: HiveJava) -> None:
 
 
 def test_plain_hive_view_is_left_alone(env: HiveJava) -> None:
-    from hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor, Table
-
     db = env.database("hj_plain")
     lock = env.sides["lock"]
     # what Spark's own Hive catalog makes for CREATE VIEW: no table_type parameter
     with env.metastore.client() as client:
-        client.create_table(
-            Table(
-                tableName="pv",
-                dbName=db,
-                owner="spark",
-                tableType="VIRTUAL_VIEW",
-                parameters={"comment": "a Hive view"},
-                sd=StorageDescriptor(
-                    cols=[FieldSchema("a", "int", None)],
-                    serdeInfo=SerDeInfo(
-                        serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", parameters={}
-                    ),
-                    inputFormat="org.apache.hadoop.mapred.SequenceFileInputFormat",
-                    outputFormat="org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat",
-                ),
-                partitionKeys=[],
-                viewOriginalText="SELECT 1 AS a",
-                viewExpandedText="SELECT 1 AS `a`",
-            )
-        )
+        create_plain_hive_view(client, db, "pv", {"comment": "a Hive view"})
     lock.ice.create_view(
         f"{db}.other", schema=ONE, queries={"spark": "SELECT 1 AS a"}, default_namespace=(db,)
     )
