@@ -12,7 +12,8 @@
 # * the main one: the tests that need the session's Spark (Iceberg Java) or Trino, marker `java` or
 #   `trino` (one JVM of each); its last module has Iceberg Java read every JSON text iceview wrote
 #   in all three sessions (the other two save theirs: $ICEVIEW_JSON_SAVE, $ICEVIEW_JSON_MERGE);
-# * the Python one: everything else but the Hive Metastore tests;
+# * the Python one: everything else but the Hive Metastore tests, and the tests marked `beside`
+#   (they need Spark or Trino only in a process of their own, so they balance the two sessions);
 # * the Hive one: the Hive Metastore tests without Spark or Trino (marker `hive`); they mostly wait
 #   on locks, lock expiry and a metastore restarting.
 # mypy, the plain install and the RCK do not depend on pytest, so they run beside it too. Each job
@@ -53,7 +54,7 @@ rck() {
 
 beside "mypy --strict src" .venv/bin/mypy src
 HIVE="pytest -m hive (the Hive Metastore tests without Spark or Trino)"
-PYTHON_TESTS="pytest (the tests without Spark, Trino or the Hive Metastore)"
+PYTHON_TESTS="pytest (the tests without Spark, Trino or the Hive Metastore, and those marked beside)"
 if [ $# -eq 0 ]; then
   beside "plain install (pip install iceview, no extras: no pyarrow)" bash scripts/plain_install.sh
   beside "Iceberg REST Compatibility Kit against iceview serve" rck
@@ -61,9 +62,9 @@ if [ $# -eq 0 ]; then
   ICEVIEW_JSON_SAVE="$LOGS/json-hive.json" beside -n 5 "$HIVE" .venv/bin/python -m pytest \
     -m "hive and not java and not trino" --durations=15 --basetemp="$LOGS/hive-tmp" -p no:cacheprovider
   ICEVIEW_JSON_SAVE="$LOGS/json-python.json" beside -n 5 "$PYTHON_TESTS" .venv/bin/python -m pytest \
-    -m "not java and not trino and not hive" --durations=20 --basetemp="$LOGS/python-tmp" -p no:cacheprovider
+    -m "(not java and not trino and not hive) or beside" --durations=20 --basetemp="$LOGS/python-tmp" -p no:cacheprovider
   export ICEVIEW_JSON_MERGE="$LOGS/json-python.json:$LOGS/json-hive.json"
-  set -- -m "java or trino"
+  set -- -m "(java or trino) and not beside"
 fi
 
 echo "== pytest"

@@ -153,6 +153,7 @@ def test_quick_runs_every_curve(postgres_url: str) -> None:
 
 
 @pytest.mark.java
+@pytest.mark.beside  # its own Spark session, in a subprocess
 def test_quick_runs_the_depth_curve() -> None:
     """The nesting-depth curve in ``--quick``: a Spark 3.5 session of its own, with Iceberg's runtime
     from Maven (so it runs beside the other ``java`` tests)."""

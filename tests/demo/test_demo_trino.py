@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [pytest.mark.trino]
+pytestmark = [pytest.mark.trino, pytest.mark.beside]  # its own Trino and server
 
 
 def test_demo_trino_runs_end_to_end(tmp_path: Path) -> None:
