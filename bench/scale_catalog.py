@@ -3,14 +3,13 @@ namespace, SQL catalog and ``iceview serve``) and ``versions`` (retained version
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
-from scale_common import ROOT, Operation, Settings, median_time, report
+from scale_common import Operation, Settings, median_time, report
 
 PAGE = 100
 
@@ -63,10 +62,8 @@ def fill(engine: Any, catalog_name: str, namespace: str, start: int, stop: int, 
 
 
 def views_curve(sizes: Sequence[int], repeat: int, postgres: str | None, base: Path) -> list[str]:
+    from fixtures.iceview_serve import SERVED, start_iceview_server  # tests/ is on the path: scale_common
     from iceview.catalog.sql import SqlCatalog
-
-    sys.path.insert(0, str(ROOT / "tests"))
-    from fixtures.iceview_serve import SERVED, start_iceview_server
 
     defects: list[str] = []
     stores = {"SQLite": f"sqlite:///{base}/views/catalog.db"}

@@ -13,20 +13,11 @@ PostgreSQL server (:func:`throwaway_postgres`) and a fresh database on one (:fun
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import glob
 import math
-import os
-import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import textwrap
 import time
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -160,101 +151,38 @@ def report(title: str, sizes: Sequence[int], operations: Sequence[Operation]) ->
 
 
 # -------------------------------------------------------------------------------------- processes
-def die_with_parent() -> None:
-    """SIGTERM when this process's parent dies (Linux ``prctl``), so that nothing outlives a
-    killed bench."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+# the test suite's launchers (tests/fixtures), as the other benches use them
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+from fixtures.iceview_serve import SERVED as SERVED  # noqa: E402 - for the curves
+from fixtures.iceview_serve import IceviewServer, start_iceview_server  # noqa: E402
+from fixtures.postgres import start_postgres_server  # noqa: E402
+from fixtures.server_process import die_with_parent as die_with_parent  # noqa: E402 - for the curves
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Served:
-    """A running ``iceview serve``."""
-
-    uri: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-
-def start_servers(count: int, catalog: str, db_url: str, warehouse: Path, workdir: Path) -> list[Served]:
-    """``count`` ``iceview -c <catalog> serve`` processes (separate servers), each on a free port,
-    all serving the SQL catalog ``catalog`` at ``db_url`` with ``warehouse``, configured as a user
-    would (``PYICEBERG_CATALOG__*``, as ``tests/fixtures/iceview_serve.py`` does); returned once
-    each answers ``GET /v1/config``."""
-    workdir.mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYICEBERG_", "ICEVIEW_"))}
-    prefix = f"PYICEBERG_CATALOG__{catalog.upper()}__"
-    env |= {
-        "PYICEBERG_HOME": str(workdir),
-        prefix + "TYPE": "sql",
-        prefix + "URI": db_url,
-        prefix + "WAREHOUSE": warehouse.as_uri(),
-    }
-    script = str(Path(sys.executable).parent / "iceview")
-    running: list[Served] = []
+def start_servers(count: int, db_url: str, warehouse: Path, workdir: Path) -> list[IceviewServer]:
+    """``count`` ``iceview serve`` processes (separate servers, ``tests/fixtures/iceview_serve.py``),
+    each on a free port, all serving the SQL catalog :data:`SERVED` at ``db_url`` with one
+    ``warehouse``; returned once each answers."""
+    running: list[IceviewServer] = []
     try:
         for n in range(count):
-            running.append(_launch(script, catalog, env, workdir / f"server-{n}.log"))
-        for n, server in enumerate(running):
-            for _ in range(3):  # a free port may be taken before the server binds it
-                if _ready(server):
-                    break
-                running[n] = server = _launch(script, catalog, env, server.log)
-            else:
-                raise RuntimeError(f"iceview serve did not start:\n{server.log.read_text()[-3000:]}")
+            running.append(
+                start_iceview_server(
+                    workdir / f"server-{n}", db_url=db_url, properties={"warehouse": warehouse.as_uri()}
+                )
+            )
     except BaseException:
         stop_servers(running)
         raise
     return running
 
 
-def _launch(script: str, catalog: str, env: dict[str, str], log: Path) -> Served:
-    port = free_port()
-    with open(log, "ab") as out:
-        process = subprocess.Popen(
-            [script, "-c", catalog, "serve", "--port", str(port)],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            preexec_fn=die_with_parent,
-        )
-    return Served(f"http://127.0.0.1:{port}/", process, log)
-
-
-def _ready(server: Served, timeout: float = 60) -> bool:
-    """Whether ``server`` started (False: it exited as its port was taken); raises otherwise."""
-    deadline = time.monotonic() + timeout
-    ready = f"iceview serve: listening on {server.uri}".encode()
-    while ready not in server.log.read_bytes():
-        if server.process.poll() is not None:
-            if b"address already in use" in server.log.read_bytes().lower():
-                return False
-            raise RuntimeError(f"iceview serve exited while starting:\n{server.log.read_text()[-3000:]}")
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"iceview serve did not start in {timeout:.0f} s")
-        time.sleep(0.05)
-    urllib.request.urlopen(server.uri + "v1/config", timeout=10).close()
-    return True
-
-
-def stop_servers(running: Sequence[Served]) -> None:
-    """SIGTERM each, then wait (SIGKILL after 15 s)."""
+def stop_servers(running: Sequence[IceviewServer]) -> None:
+    """SIGTERM each, and wait."""
     for server in running:
-        if server.process.poll() is None:
-            server.process.terminate()
-    for server in running:
-        try:
-            server.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
-            server.process.wait()
+        server.stop()
 
 
 # ---------------------------------------------------------------------------------- PostgreSQL
@@ -279,52 +207,11 @@ def fresh_database(url: str) -> Iterator[str]:
 
 @contextlib.contextmanager
 def throwaway_postgres() -> Iterator[str]:
-    """A private PostgreSQL server, as ``tests/fixtures/postgres.py`` starts one: Debian's
-    binaries (the newest ``/usr/lib/postgresql/<major>/bin``), initdb in a temporary folder,
-    127.0.0.1 on a free port, fsync off, as the ``postgres`` user when run as root (initdb refuses
-    root). Its ``postgres`` database's SQLAlchemy URL; stopped and removed afterwards."""
-    found = [
-        d
-        for d in glob.glob("/usr/lib/postgresql/*/bin")
-        if os.path.exists(os.path.join(d, "initdb")) and os.path.exists(os.path.join(d, "pg_ctl"))
-    ]
-    if not found:
-        raise RuntimeError(
-            "PostgreSQL is needed: give --postgres URL, or install Debian's postgresql package"
-        )
-    bindir = max(found, key=lambda d: float(d.split("/")[-2]) if d.split("/")[-2].isdigit() else 0.0)
-    root = os.geteuid() == 0
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [os.path.join(bindir, args[0]), *args[1:]]
-        if root:
-            command = ["runuser", "-u", "postgres", "--", *command]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-
-    base = tempfile.mkdtemp(prefix="iceview-bench-pg-")
-    os.chmod(base, 0o755)
-    if root:
-        shutil.chown(base, user="postgres", group="postgres")
-    data, log = os.path.join(base, "data"), os.path.join(base, "server.log")
+    """A private PostgreSQL server, started as the tests start theirs (``tests/fixtures/postgres.py``:
+    Debian's binaries, a temporary folder, 127.0.0.1, fsync off): its ``postgres`` database's
+    SQLAlchemy URL; stopped and removed afterwards."""
+    server = start_postgres_server()
     try:
-        init = run(
-            "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"
-        )
-        if init.returncode:
-            raise RuntimeError(f"initdb failed: {init.stderr}")
-        for _ in range(3):  # the free port can be taken between probing and binding
-            port = free_port()
-            options = (
-                f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off "
-                "-c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB"
-            )
-            if run("pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start").returncode == 0:
-                break
-        else:
-            raise RuntimeError(f"PostgreSQL did not start:\n{Path(log).read_text()[-3000:]}")
-        try:
-            yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-        finally:
-            run("pg_ctl", "-D", data, "-m", "immediate", "-w", "-t", "60", "stop")
+        yield server.admin_url()
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        server.destroy()

@@ -55,6 +55,7 @@ from typing import Any
 
 import orjson
 from scale_common import (
+    SERVED,
     Fatal,
     Operation,
     Settings,
@@ -78,7 +79,7 @@ SERVER_CLIENTS = 8
 SERVER_COMMITS = 25
 QUICK_COMMITS = 5
 MODES = ("one view", "many views")
-CATALOG = "bench"
+CATALOG = SERVED  # the name iceview serve gives the catalog (tests/fixtures/iceview_serve.py)
 """The catalog's name, in the SQL catalog's rows: the servers serve it under this name."""
 RETRY_FOREVER = {
     "commit.retry.num-retries": "10000",
@@ -136,7 +137,7 @@ def servers(settings: Settings) -> list[str]:
         warehouse = settings.base / "warehouse"
         ops = _server_rows()
         for n in sizes:
-            running = start_servers(n, CATALOG, url, warehouse, settings.base / f"servers-{n}")
+            running = start_servers(n, url, warehouse, settings.base / f"servers-{n}")
             try:
                 targets = [running[w % n].uri for w in range(pool_size)]
                 defects += _measure(ops, pool, url, warehouse, n, targets, commits, exact=False)

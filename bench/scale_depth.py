@@ -23,13 +23,11 @@ ratio to Iceberg-Spark to stay level.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from typing import Any
 
-from bench_spark import chain_session
+from bench_spark import chain_session, measure
 from scale_common import Operation, Settings, report
-from timing import interleaved
 
 __all__ = ["depth"]
 
@@ -68,8 +66,7 @@ def depth(settings: Settings) -> list[str]:
                 "inline": lambda q=expanded: spark.sql(q),
                 "native": lambda q=query: spark.sql(q),
             }
-            times = interleaved({name: _dropped(fn) for name, fn in fns.items()}, runs, warmup)
-            got = {name: statistics.median(t) for name, t in times.items()}
+            got = {name: ms / 1000 for name, ms in measure(fns, runs, warmup).items()}  # in s
             assert sorted(views.sql(query).collect()) == sorted(spark.sql(query).collect())
             ours.values[k], inline.values[k], native.values[k] = got["ours"], got["inline"], got["native"]
             ours.anchor[k] = inline.anchor[k] = got["native"]
@@ -83,10 +80,3 @@ def depth(settings: Settings) -> list[str]:
     return report(
         "Nesting depth: planning a query through a chain of views (ms)", sizes, [ours, inline, native]
     )
-
-
-def _dropped(fn: Callable[[], Any]) -> Callable[[], None]:
-    def call() -> None:
-        fn()
-
-    return call

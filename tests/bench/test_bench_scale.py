@@ -105,19 +105,24 @@ def test_check_chain_finds_lost_commits(tmp_path: Path) -> None:
     catalog.close()
 
 
-def test_quick_runs_every_curve(postgres_url: str) -> None:
-    """``--quick`` with the suite's PostgreSQL: the views and clients curves also measure on it,
-    and the servers curve runs its ``iceview serve`` processes on a fresh database of its server."""
-    curves = [arg for name in bench().CURVES if name != "depth" for arg in ("--curve", name)]
+def quick(*args: str) -> str:
+    """``bench_scale.py --quick <args>`` in a process of its own: its output, once it exited 0."""
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--postgres", postgres_url, *curves],
+        [sys.executable, str(BENCH), "--quick", *args],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    out = done.stdout
+    return done.stdout
+
+
+def test_quick_runs_every_curve(postgres_url: str) -> None:
+    """``--quick`` with the suite's PostgreSQL: the views and clients curves also measure on it,
+    and the servers curve runs its ``iceview serve`` processes on a fresh database of its server."""
+    curves = [arg for name in bench().CURVES if name != "depth" for arg in ("--curve", name)]
+    out = quick("--postgres", postgres_url, *curves)
     for title in (
         "views per namespace: SQL catalog on SQLite",
         "views per namespace: SQL catalog on PostgreSQL",
@@ -157,15 +162,7 @@ def test_quick_runs_every_curve(postgres_url: str) -> None:
 def test_quick_runs_the_depth_curve() -> None:
     """The nesting-depth curve in ``--quick``: a Spark 3.5 session of its own, with Iceberg's runtime
     from Maven (so it runs beside the other ``java`` tests)."""
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--curve", "depth"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    out = done.stdout
+    out = quick("--curve", "depth")
     assert "## Nesting depth: planning a query through a chain of views (ms)" in out
     for row in ("iceview (ms)", "  / Iceberg-Spark", "inline (ms)", "Iceberg-Spark (ms)"):
         assert row in out, row
