@@ -324,9 +324,9 @@ class SparkViews:
         iceview expands as if nothing were shadowed and asks Spark in a second thread while Spark
         analyses the expansion; in the rare case that a temporary view does shadow a view, that
         analysis is thrown away and the query is expanded again. A statement read again is not
-        expanded again while nothing it was built on changed (:mod:`iceview.spark.memo`). The up-cast check of each view
-        (a Spark analysis of the view's level, see :mod:`iceview.spark.upcast`) runs in a thread
-        too, for every view whose column count the SQL shows: a failed check wins over Spark's
+        expanded again while nothing it was built on changed (:mod:`iceview.spark.memo`). The
+        up-cast check of each view (a Spark analysis of the view's level, see
+        :mod:`iceview.spark.upcast`) runs in a thread too, for every view whose column count the SQL shows: a failed check wins over Spark's
         answer, as it would have come first. Other statements ask and check first.
 
         All the checks run in that thread cost one Spark analysis (:mod:`iceview.spark.probes`).
