@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pyspark.sql import types as st
-from pyspark.sql.session import SparkSession as ClassicSession
 
+from iceview.spark.classic import is_classic
 from iceview.spark.upcast import can_up_cast, spark_type
 from iceview.sql import ResolvedView
 
@@ -220,5 +220,5 @@ class ProbeCache:
 def ensure_analysed(spark: SparkSession, df: DataFrame) -> None:
     """Make Spark analyse ``df`` now: classic Spark has (``spark.sql`` is eager); Spark Connect
     analyses lazily, so ask for the schema."""
-    if not isinstance(spark, ClassicSession):
+    if not is_classic(spark):
         df.schema  # noqa: B018 - the request is the point

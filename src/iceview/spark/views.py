@@ -16,7 +16,8 @@ ALTER, RENAME, DROP), :mod:`iceview.spark.output` (SHOW, DESCRIBE) and :mod:`ice
 
 Nothing here touches ``spark._jvm``, ``_jsparkSession`` or the ``SparkContext``: only
 ``spark.sql``, ``spark.table``, ``spark.createDataFrame``, ``spark.conf`` and ``spark.catalog``,
-which work the same on classic Spark and on Spark Connect.
+which work the same on classic Spark and on Spark Connect, and the two shortcuts of a classic
+session in :mod:`iceview.spark.classic` (the statement, and the temporary-view question).
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import types as st
-from pyspark.sql.session import SparkSession as ClassicSession
 
 from iceview._version import __version__
 from iceview.catalog.interface import Catalog
 from iceview.errors import SQLParseError
 from iceview.spark.access import ViewAccess
 from iceview.spark.call import Call
+from iceview.spark.classic import run_sql, session_catalog
 from iceview.spark.ddl import ViewDDL, parse_view_statement
 from iceview.spark.errors import SparkViewsParseError
 from iceview.spark.memo import ExpansionMemo
@@ -226,12 +227,7 @@ class SparkViews:
         spark = self.spark
         if self._jcatalog is not None and self._jcatalog[0] is spark:
             return self._jcatalog[1]
-        found = None
-        if isinstance(spark, ClassicSession):
-            try:
-                found = spark._jsparkSession.sessionState().catalog()
-            except Exception:
-                found = None
+        found = session_catalog(spark)
         self._jcatalog = (spark, found)
         return found
 
@@ -338,7 +334,9 @@ class SparkViews:
         def run(sql: str) -> DataFrame:
             if args is not None:
                 return self.spark.sql(sql, args, **(kwargs or {}))
-            return self.spark.sql(sql, **(kwargs or {}))
+            if kwargs:
+                return self.spark.sql(sql, **kwargs)
+            return run_sql(self.spark, sql)
 
         query = self._is_query(text, call)
         # a classic session answers the temporary-view question in ~0.25 ms: asked in line
@@ -463,7 +461,7 @@ class SparkViews:
 
     def _pass(self, text: str | None, fallback: str) -> DataFrame:
         """Hand a statement that is not about an iceview view to Spark."""
-        return self.spark.sql(text if text is not None else fallback)
+        return run_sql(self.spark, text if text is not None else fallback)
 
     # ------------------------------------------------------------------ public: Python API
 
