@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from catalog_support import CATALOG_NAME, SCHEMA, CatalogEnv, file_path, metadat
 
 from iceview.catalog.sql import SqlCatalog
 from iceview.errors import (
+    CatalogError,
     InvalidArgumentError,
     InvalidIdentifierError,
     NamespaceAlreadyExistsError,
@@ -177,16 +179,32 @@ def test_rows_written_as_java_does(catalog: SqlCatalog, env: CatalogEnv) -> None
     ]
 
 
+def _java_text(statement: str) -> re.Pattern[str]:
+    """A JdbcUtil text as SQLite runs it: each ``?`` bound to a quoted string or NULL."""
+    return re.compile(re.escape(statement).replace(r"\?", "(?:'(?:[^']|'')*'|NULL)"))
+
+
 def test_statements_are_javas(tmp_path: Path) -> None:
-    """On SQLite (qmark placeholders) the statements sent are Java's JdbcUtil texts exactly."""
+    """On SQLite (qmark placeholders) the statements sent are Java's JdbcUtil texts exactly, as
+    SQLite runs them (its trace gives each with its values bound), whether through SQLAlchemy or
+    the pointer read on the pool's own connection (``sql_db.first_row``)."""
     catalog = SqlCatalog(CATALOG_NAME, uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file://{tmp_path}")
     catalog.create_namespace("ns")
     view = create(catalog)
-    sent: list[str] = []
+    traced: list[str] = []
+    catalog.engine.dispose()  # every connection from here on is traced
 
-    @sa.event.listens_for(catalog.engine, "before_cursor_execute")
-    def capture(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        sent.append(statement)
+    @sa.event.listens_for(catalog.engine, "connect")
+    def trace(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.set_trace_callback(traced.append)
+
+    def sent() -> list[str]:
+        return [s for s in traced if s.split(" ", 1)[0] in ("SELECT", "UPDATE", "INSERT", "DELETE")]
+
+    def matches(texts: list[str], *statements: str) -> bool:
+        return len(texts) == len(statements) and all(
+            _java_text(st).fullmatch(t) for st, t in zip(statements, texts, strict=True)
+        )
 
     view.update_properties().set("a", "b").commit()
     get = (
@@ -197,29 +215,33 @@ def test_statements_are_javas(tmp_path: Path) -> None:
         "UPDATE iceberg_tables SET metadata_location = ? , previous_metadata_location = ? WHERE catalog_name = ? "
         "AND table_namespace = ? AND table_name = ? AND metadata_location = ? AND iceberg_type = 'VIEW'"
     )
-    assert sent == [get, get, update]
-    sent.clear()
+    assert matches(sent(), get, get, update), sent()
+    traced.clear()
     catalog.rename_view("ns.v", "ns.w")
-    assert sent[-1] == (
+    assert matches(
+        sent()[-1:],
         "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? AND "
-        "table_namespace = ? AND table_name = ? AND iceberg_type = 'VIEW'"
-    )
-    sent.clear()
+        "table_namespace = ? AND table_name = ? AND iceberg_type = 'VIEW'",
+    ), sent()
+    traced.clear()
     catalog.drop_view("ns.w")
-    assert sent[-1] == (
+    assert matches(
+        sent()[-1:],
         "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace  = ? AND table_name = ? AND "
-        "iceberg_type = 'VIEW'"
-    )
-    sent.clear()
+        "iceberg_type = 'VIEW'",
+    ), sent()
+    traced.clear()
     create(catalog)
-    assert sent[-1] == (
+    assert matches(
+        sent()[-1:],
         "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-        "previous_metadata_location, iceberg_type)  VALUES (?,?,?,?,null,?)"
-    )
-    assert (
+        "previous_metadata_location, iceberg_type)  VALUES (?,?,?,?,null,?)",
+    ), sent()
+    table_get = (
         "SELECT * FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND "
         "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
-    ) in sent
+    )
+    assert any(_java_text(table_get).fullmatch(t) for t in sent()), sent()
     catalog.close()
 
 
@@ -496,3 +518,25 @@ def test_reads_on_postgres_open_no_transaction(postgres_url: str, tmp_path: Path
         assert ("UPDATE", False) in seen  # the compare-and-swap runs in a transaction
     finally:
         catalog.close()
+
+
+def test_a_failed_pointer_read_is_a_catalog_error_and_the_next_read_works(tmp_path: Path) -> None:
+    """The pointer read on the pool's own SQLite connection (``sql_db.first_row``) reports a
+    database error as every other read does (the connection it failed on leaves the pool), and the
+    next read, once the table is back, succeeds."""
+    database = tmp_path / "c.db"
+    catalog = SqlCatalog(CATALOG_NAME, uri=f"sqlite:///{database}", warehouse=f"file://{tmp_path}")
+    catalog.create_namespace("ns")
+    create(catalog)
+    with sqlite3.connect(database) as conn:
+        conn.execute("ALTER TABLE iceberg_tables RENAME TO moved_away")
+    with pytest.raises(CatalogError) as raised:
+        catalog.load_view("ns.v")
+    assert str(raised.value) == (
+        f"Failed to get view ns.v from catalog {CATALOG_NAME}: OperationalError: no such table: iceberg_tables"
+    )
+    assert isinstance(raised.value.__cause__, sa.exc.OperationalError)
+    with sqlite3.connect(database) as conn:
+        conn.execute("ALTER TABLE moved_away RENAME TO iceberg_tables")
+    assert catalog.load_view("ns.v").metadata.current_version_id == 1
+    catalog.close()

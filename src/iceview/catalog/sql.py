@@ -71,6 +71,7 @@ from iceview.catalog.sql_db import (
     Stmt,
     delete_properties_stmt,
     describe,
+    first_row,
     insert_properties_stmt,
     is_constraint_violation,
     is_sqlite,
@@ -134,8 +135,7 @@ class SqlViewOperations(MetastoreViewOperations):
 
     def do_refresh(self) -> str | None:
         try:
-            with reading(self.catalog.engine) as conn:
-                row = self.catalog._load_view_row(conn, self.identifier)
+            row = self.catalog._read_view_row(self.identifier)
         except DBAPIError as e:
             raise CatalogError(
                 f"Failed to get view {self.identifier} from catalog {self.catalog.name}: {describe(e)}"
@@ -221,8 +221,7 @@ class SqlViewOperations(MetastoreViewOperations):
     def _pointer_is(self, location: str) -> bool:
         """Whether the catalog now points at ``location`` (False if it cannot tell)."""
         try:
-            with reading(self.catalog.engine) as conn:
-                row = self.catalog._load_view_row(conn, self.identifier)
+            row = self.catalog._read_view_row(self.identifier)
         except SQLAlchemyError:
             return False
         return row is not None and row.metadata_location == location
@@ -369,6 +368,11 @@ class SqlCatalog(MetastoreViewCatalog):
             .mappings()
             .first()
         )
+        return None if found is None else self._row(found)
+
+    def _read_view_row(self, ident: ViewIdentifier) -> Row | None:
+        """:meth:`_load_view_row` outside a transaction (a read of the pointer alone)."""
+        found = first_row(self.engine, GET_VIEW_SQL, self.name, ident.namespace_string, ident.name)
         return None if found is None else self._row(found)
 
     def _table_exists(self, conn: Connection, ident: ViewIdentifier) -> bool:

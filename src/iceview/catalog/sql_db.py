@@ -203,6 +203,37 @@ def transaction(engine: Engine) -> Iterator[Connection]:
         conn.close()
 
 
+def first_row(engine: Engine, stmt: Stmt, *args: str | int | None) -> dict[str, Any] | None:
+    """The first row of a one-statement read (by column name), or ``None``.
+
+    On SQLite the statement runs on the pool's DBAPI connection in Java's own text (its ``?``
+    placeholders are ``sqlite3``'s): ~20 us, where SQLAlchemy's ``execute`` and result machinery
+    take ~70 us (2026-11-29). A view's pointer is read this way on every load, so a Spark read of a
+    view pays it once per view. Errors are SQLAlchemy's ``DBAPIError`` classes, as from
+    :func:`reading`, and the connection is dropped from the pool after one. Elsewhere the read goes
+    through :func:`reading`."""
+    if engine.dialect.name != "sqlite":
+        with reading(engine) as conn:
+            found = conn.execute(stmt.clause, stmt.params(*args)).mappings().first()
+            return None if found is None else dict(found)
+    dbapi_error: type[Exception] = engine.dialect.loaded_dbapi.Error
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        try:
+            cursor.execute(stmt.sql, args)
+            found = cursor.fetchone()
+            names = [d[0] for d in cursor.description] if found is not None else []
+        finally:
+            cursor.close()
+    except dbapi_error as e:
+        raw.invalidate()
+        raise DBAPIError.instance(stmt.sql, args, e, dbapi_error, dialect=engine.dialect) from e
+    finally:
+        raw.close()
+    return None if found is None else dict(zip(names, found, strict=True))
+
+
 @contextlib.contextmanager
 def reading(engine: Engine) -> Iterator[Connection]:
     """A connection for reads that are each one statement: no transaction is opened around them
