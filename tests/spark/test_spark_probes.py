@@ -9,7 +9,23 @@ from typing import Any
 
 import pytest
 from pyiceberg.schema import Schema
-from pyiceberg.types import IntegerType, ListType, LongType, NestedField, StringType
+from pyiceberg.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    NestedField,
+    StringType,
+    StructType,
+    TimestampType,
+    TimestamptzType,
+)
 from pyspark.sql import types as st
 
 from conftest import Lake
@@ -78,7 +94,7 @@ def test_cache_guards_only_what_it_has_seen_pass() -> None:
     guard = cache.guard(view, "SELECT ...", 2, cols)
     assert guard == (
         "TRUE OR aggregate(array(0), CAST(NULL AS STRUCT<`c0`: INT, `c1`: STRING>), (`__a`, `__x`) -> "
-        "struct(`__c0`, `__c1`)) IS NULL"
+        "(`__c0`, `__c1`)) IS NULL"
     )
     assert cache.guard(view, "SELECT other", 2, cols) is None  # another probe text
     assert cache.guard(view, "SELECT ...", 3, [*cols, "`__c2`"]) is None  # another width
@@ -105,6 +121,78 @@ def test_no_guard_when_nullability_could_change_the_answer() -> None:
 
 
 # ------------------------------------------------------------------ with Spark
+
+
+# (the type as CAST writes it, the Spark type, an Iceberg type the Spark type up-casts to)
+GUARDED_TYPES: list[tuple[str, st.DataType, Any]] = [
+    ("SMALLINT", st.ShortType(), IntegerType()),
+    ("INT", st.IntegerType(), IntegerType()),
+    ("BIGINT", st.LongType(), LongType()),
+    ("FLOAT", st.FloatType(), FloatType()),
+    ("DOUBLE", st.DoubleType(), DoubleType()),
+    ("DECIMAL(10,2)", st.DecimalType(10, 2), DecimalType(10, 2)),
+    ("DECIMAL(12,2)", st.DecimalType(12, 2), DecimalType(12, 2)),
+    ("STRING", st.StringType(), StringType()),
+    ("BINARY", st.BinaryType(), BinaryType()),
+    ("BOOLEAN", st.BooleanType(), BooleanType()),
+    ("DATE", st.DateType(), DateType()),
+    ("TIMESTAMP_LTZ", st.TimestampType(), TimestamptzType()),
+    ("TIMESTAMP_NTZ", st.TimestampNTZType(), TimestampType()),
+    ("ARRAY<INT>", st.ArrayType(st.IntegerType()), ListType(90, IntegerType(), element_required=False)),
+    ("ARRAY<BIGINT>", st.ArrayType(st.LongType()), ListType(90, LongType(), element_required=False)),
+    (
+        "STRUCT<a: INT>",
+        st.StructType([st.StructField("a", st.IntegerType())]),
+        StructType(NestedField(91, "a", IntegerType(), required=False)),
+    ),
+    (
+        "MAP<STRING, INT>",
+        st.MapType(st.StringType(), st.IntegerType()),
+        MapType(92, StringType(), 93, IntegerType(), value_required=False),
+    ),
+]
+
+
+def _passes(spark: Any, guard: str, actual: list[str]) -> bool:
+    columns = ", ".join(f"CAST(NULL AS {t}) AS x{i}" for i, t in enumerate(actual))
+    aliases = ", ".join(f"`__c{i}`" for i in range(len(actual)))
+    try:
+        spark.sql(f"SELECT * FROM (SELECT {columns}) AS `__v`({aliases}) WHERE {guard}")
+    except Exception as e:  # only Spark's analysis may refuse it
+        assert type(e).__name__ == "AnalysisException", e
+        return False
+    return True
+
+
+def test_a_guard_passes_exactly_the_remembered_types(lake: Lake) -> None:
+    """Every remembered type against every actual type, as the one column of a view and as either
+    column of two: Spark's analysis of the guarded query passes if and only if the types are the
+    remembered ones (struct field names aside). Types widen in every other Spark construct; the
+    guard must not."""
+    spark = lake.spark
+    names = [sql for sql, _, _ in GUARDED_TYPES]
+    wrong: list[str] = []
+    for remembered, spark_type, iceberg_type in GUARDED_TYPES:
+        one = ProbeCache()
+        view = _view(("a", iceberg_type))
+        one.remember(view, "p", _out(spark_type))
+        guard = one.guard(view, "p", 1, ["`__c0`"])
+        assert guard is not None and "STRUCT<`c0`" not in guard
+        two = ProbeCache()
+        pair = _view(("a", iceberg_type), ("b", StringType()))
+        two.remember(pair, "p", _out(spark_type, st.StringType()))
+        paired = two.guard(pair, "p", 2, ["`__c0`", "`__c1`"])
+        assert paired is not None and "(`__c0`, `__c1`)" in paired
+        for actual in names:
+            same = actual.replace(" ", "") == remembered.replace(" ", "")
+            for cols, g in (([actual], guard), ([actual, "STRING"], paired), ([remembered, actual], None)):
+                if g is None:  # the second column checked: remembered STRING
+                    g, same_here = paired, actual == "STRING"
+                else:
+                    same_here = same
+                if _passes(spark, g, cols) != same_here:
+                    wrong.append(f"remembered {remembered}, actual {cols}")
+    assert not wrong
 
 
 class CountingSpark:
