@@ -15,7 +15,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 # top to bottom; a part may import from itself and the parts before it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("errors, version and lazy names", ("iceview.errors", "iceview._version", "iceview._lazy")),
-    ("format", ("iceview.spec",)),
+    ("format", ("iceview.spec", "iceview.udf")),
     ("identifiers", ("iceview.identifiers",)),
     ("sql", ("iceview.sql",)),
     ("files", ("iceview.files",)),

@@ -1,0 +1,393 @@
+"""UDF metadata updates and requirements as data, with their JSON forms.
+
+No standard exists for these yet (the REST spec has only ``loadFunction``): the forms here are an
+iceview extension, shaped like the view ones (``{"action": "set-location", "location": ...}``,
+``{"type": "assert-create"}``), kebab-case as the REST spec names things. The builder records
+updates as it works (:attr:`iceview.udf.FunctionMetadata.changes`) and
+:func:`iceview.udf.apply` replays them on a base, checking requirements first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+from uuid import UUID
+
+from iceview.errors import CommitFailedError, InvalidArgumentError
+from iceview.spec.jsonutil import (
+    child,
+    fail,
+    get_bool,
+    get_field,
+    get_int,
+    get_string,
+    get_string_map,
+    get_string_or_none,
+    node_str,
+)
+from iceview.spec.version import FrozenDict
+from iceview.udf.codec import definition_from_dict, definition_to_dict, version_from_dict, version_to_dict
+from iceview.udf.model import DefinitionVersion, FunctionDefinition, FunctionMetadata
+from iceview.udf.types import canonical
+
+__all__ = [
+    "UPDATE_TYPES",
+    "AddDefinition",
+    "AddDefinitionVersion",
+    "AssertCreate",
+    "AssertCurrentDefinitions",
+    "AssertFunctionUUID",
+    "AssignUUID",
+    "FunctionRequirement",
+    "FunctionUpdate",
+    "RemoveDefinition",
+    "RemoveProperties",
+    "SetCurrentDefinitionVersion",
+    "SetFunctionDoc",
+    "SetFunctionSecure",
+    "SetLocation",
+    "SetProperties",
+    "UpgradeFormatVersion",
+    "requirement_from_dict",
+    "update_from_dict",
+]
+
+LAST_ADDED = -1
+
+
+@dataclass(frozen=True, slots=True)
+class AssignUUID:
+    """Set the function's uuid."""
+
+    uuid: str
+    action: ClassVar[str] = "assign-uuid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "uuid": self.uuid}
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeFormatVersion:
+    """Raise the format version."""
+
+    format_version: int
+    action: ClassVar[str] = "upgrade-format-version"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "format-version": self.format_version}
+
+
+@dataclass(frozen=True, slots=True)
+class SetLocation:
+    """Set the function's base location."""
+
+    location: str
+    action: ClassVar[str] = "set-location"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "location": self.location}
+
+
+@dataclass(frozen=True, slots=True)
+class SetProperties:
+    """Set properties."""
+
+    updates: Mapping[str, str]
+    action: ClassVar[str] = "set-properties"
+
+    def __post_init__(self) -> None:
+        if type(self.updates) is not FrozenDict:
+            object.__setattr__(self, "updates", FrozenDict(self.updates))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "updates": dict(self.updates)}
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveProperties:
+    """Remove properties."""
+
+    removals: tuple[str, ...]
+    action: ClassVar[str] = "remove-properties"
+
+    def __post_init__(self) -> None:
+        if type(self.removals) is not tuple:
+            object.__setattr__(self, "removals", tuple(self.removals))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "removals": list(self.removals)}
+
+
+@dataclass(frozen=True, slots=True)
+class SetFunctionDoc:
+    """Set the function's ``doc``; ``None`` removes it (``"doc": null`` in JSON)."""
+
+    doc: str | None
+    action: ClassVar[str] = "set-function-doc"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "doc": self.doc}
+
+
+@dataclass(frozen=True, slots=True)
+class SetFunctionSecure:
+    """Mark the function secure or not."""
+
+    secure: bool
+    action: ClassVar[str] = "set-function-secure"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "secure": self.secure}
+
+
+@dataclass(frozen=True, slots=True)
+class AddDefinition:
+    """Add a definition (a new signature) with its first version, which becomes current. The
+    JSON carries the whole definition object, with exactly one version."""
+
+    definition: FunctionDefinition
+    action: ClassVar[str] = "add-definition"
+
+    def to_dict(self) -> dict[str, Any]:
+        # the builder computes the id from the parameters; written so, the JSON always reads back
+        computed = ",".join(canonical(t) for t in self.definition.parameter_types)
+        definition = self.definition.replace(definition_id=computed)
+        return {"action": self.action, "definition": definition_to_dict(definition)}
+
+
+@dataclass(frozen=True, slots=True)
+class AddDefinitionVersion:
+    """Add a version to a definition (not made current: see :class:`SetCurrentDefinitionVersion`)."""
+
+    definition_id: str
+    version: DefinitionVersion
+    action: ClassVar[str] = "add-definition-version"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "definition-id": self.definition_id,
+            "version": version_to_dict(self.version),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SetCurrentDefinitionVersion:
+    """Make ``version_id`` the current version of a definition; ``-1`` means the version of that
+    definition added (or found equal to an existing one) last in the same change."""
+
+    definition_id: str
+    version_id: int
+    action: ClassVar[str] = "set-current-definition-version"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "definition-id": self.definition_id, "version-id": self.version_id}
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveDefinition:
+    """Remove a definition with all its versions."""
+
+    definition_id: str
+    action: ClassVar[str] = "remove-definition"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "definition-id": self.definition_id}
+
+
+UPDATE_TYPES = (
+    AssignUUID,
+    UpgradeFormatVersion,
+    SetLocation,
+    SetProperties,
+    RemoveProperties,
+    SetFunctionDoc,
+    SetFunctionSecure,
+    AddDefinition,
+    AddDefinitionVersion,
+    SetCurrentDefinitionVersion,
+    RemoveDefinition,
+)
+
+FunctionUpdate = (
+    AssignUUID
+    | UpgradeFormatVersion
+    | SetLocation
+    | SetProperties
+    | RemoveProperties
+    | SetFunctionDoc
+    | SetFunctionSecure
+    | AddDefinition
+    | AddDefinitionVersion
+    | SetCurrentDefinitionVersion
+    | RemoveDefinition
+)
+
+
+# ---------------------------------------------------------------------------------- requirements
+
+
+@dataclass(frozen=True, slots=True)
+class AssertCreate:
+    """The function must not exist yet."""
+
+    type: ClassVar[str] = "assert-create"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+    def validate(self, base: FunctionMetadata | None) -> None:
+        if base is not None:
+            raise CommitFailedError("Requirement failed: function already exists")
+
+
+@dataclass(frozen=True, slots=True)
+class AssertFunctionUUID:
+    """The function's uuid must still be ``uuid`` (compared case-insensitively, as views do)."""
+
+    uuid: str
+    type: ClassVar[str] = "assert-function-uuid"
+
+    def __post_init__(self) -> None:
+        value: object = self.uuid
+        if isinstance(value, UUID):
+            object.__setattr__(self, "uuid", str(value))
+        elif not isinstance(value, str):
+            raise InvalidArgumentError(
+                f"Invalid function UUID for assert-function-uuid: {value!r} (a str or uuid.UUID)"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "uuid": self.uuid}
+
+    def validate(self, base: FunctionMetadata | None) -> None:
+        if base is None:
+            raise CommitFailedError("Requirement failed: function does not exist")
+        if base.function_uuid.lower() != self.uuid.lower():
+            raise CommitFailedError(
+                f"Requirement failed: function UUID does not match: expected {base.function_uuid} != {self.uuid}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class AssertCurrentDefinitions:
+    """The base's definitions and their current versions must be exactly ``current``
+    (``{definition_id: version_id}``): no definition added or removed, none moved to another
+    version. For an optimistic commit of a change derived from that state. JSON:
+    ``{"type": "assert-current-definitions", "definition-versions": [{"definition-id": ...,
+    "version-id": ...}, ...]}``, the shape of a definition-log entry."""
+
+    current: Mapping[str, int]
+    type: ClassVar[str] = "assert-current-definitions"
+
+    def __post_init__(self) -> None:
+        if type(self.current) is not dict:
+            object.__setattr__(self, "current", dict(self.current))
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.current.items()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "definition-versions": [{"definition-id": d, "version-id": v} for d, v in self.current.items()],
+        }
+
+    def validate(self, base: FunctionMetadata | None) -> None:
+        if base is None:
+            raise CommitFailedError("Requirement failed: function does not exist")
+        actual = base.current_definition_versions
+        if actual != dict(self.current):
+            raise CommitFailedError(
+                "Requirement failed: current definition versions changed: "
+                f"expected {_render(self.current)} != {_render(actual)}"
+            )
+
+
+FunctionRequirement = AssertCreate | AssertFunctionUUID | AssertCurrentDefinitions
+
+
+def _render(current: Mapping[str, int]) -> str:
+    return "{" + ", ".join(f"{d!r}: {v}" for d, v in sorted(current.items())) + "}"
+
+
+# ------------------------------------------------------------------------------------------ read
+
+
+def update_from_dict(obj: Any, path: str = "$") -> FunctionUpdate:
+    """Parse one update from its JSON form (``action`` plus its fields). Problems raise
+    :class:`~iceview.errors.InvalidMetadataError` at the JSON path."""
+    if type(obj) is not dict:
+        raise fail(f"Cannot parse function update from non-object: {node_str(obj)}", path)
+    action = get_string(obj, "action", path).lower()
+    if action == AssignUUID.action:
+        return AssignUUID(get_string(obj, "uuid", path))
+    if action == UpgradeFormatVersion.action:
+        return UpgradeFormatVersion(get_int(obj, "format-version", path))
+    if action == SetLocation.action:
+        return SetLocation(get_string(obj, "location", path))
+    if action == SetProperties.action:
+        return SetProperties(FrozenDict(get_string_map(obj, "updates", path)))
+    if action == RemoveProperties.action:
+        removals = get_field(obj, "removals", path)
+        if type(removals) is not list or not all(type(k) is str for k in removals):
+            raise fail(
+                f"Cannot parse string array from non-array: {node_str(removals)}", child(path, "removals")
+            )
+        return RemoveProperties(tuple(removals))
+    if action == SetFunctionDoc.action:
+        return SetFunctionDoc(get_string_or_none(obj, "doc", path))
+    if action == SetFunctionSecure.action:
+        return SetFunctionSecure(get_bool(obj, "secure", path))
+    if action == AddDefinition.action:
+        dpath = child(path, "definition")
+        definition = definition_from_dict(get_field(obj, "definition", path), dpath)
+        if len(definition.versions) != 1:
+            raise fail(
+                f"Cannot parse add-definition: the definition must have exactly one version, not "
+                f"{len(definition.versions)}",
+                child(dpath, "versions"),
+            )
+        return AddDefinition(definition)
+    if action == AddDefinitionVersion.action:
+        version = version_from_dict(get_field(obj, "version", path), child(path, "version"))
+        return AddDefinitionVersion(get_string(obj, "definition-id", path), version)
+    if action == SetCurrentDefinitionVersion.action:
+        return SetCurrentDefinitionVersion(
+            get_string(obj, "definition-id", path), get_int(obj, "version-id", path)
+        )
+    if action == RemoveDefinition.action:
+        return RemoveDefinition(get_string(obj, "definition-id", path))
+    raise fail(f"Cannot parse function update. Invalid action: {action}", child(path, "action"))
+
+
+def requirement_from_dict(obj: Any, path: str = "$") -> FunctionRequirement:
+    """Parse one requirement from its JSON form."""
+    if type(obj) is not dict:
+        raise fail(f"Cannot parse function requirement from non-object: {node_str(obj)}", path)
+    kind = get_string(obj, "type", path).lower()
+    if kind == AssertCreate.type:
+        return AssertCreate()
+    if kind == AssertFunctionUUID.type:
+        return AssertFunctionUUID(get_string(obj, "uuid", path))
+    if kind == AssertCurrentDefinitions.type:
+        refs = get_field(obj, "definition-versions", path)
+        rpath = child(path, "definition-versions")
+        if type(refs) is not list:
+            raise fail(f"Cannot parse definition-versions from non-array: {node_str(refs)}", rpath)
+        current: dict[str, int] = {}
+        for i, ref in enumerate(refs):
+            ipath = child(rpath, i)
+            if type(ref) is not dict:
+                raise fail(
+                    f"Cannot parse definition version reference from non-object: {node_str(ref)}", ipath
+                )
+            definition_id = get_string(ref, "definition-id", ipath)
+            if definition_id in current:
+                raise fail(
+                    f"Definition id {definition_id!r} is named more than once", child(ipath, "definition-id")
+                )
+            current[definition_id] = get_int(ref, "version-id", ipath)
+        return AssertCurrentDefinitions(current)
+    raise fail(f"Cannot parse function requirement. Invalid type: {kind}", child(path, "type"))
