@@ -287,6 +287,10 @@ def test_namespaces(client: TestClient, ns: str) -> None:
     assert update.json() == {"updated": ["b"], "removed": ["a"], "missing": ["zz"]}
     both = client.post("/v1/namespaces/ns/properties", json={"removals": ["b"], "updates": {"b": "3"}})
     assert (both.status_code, error(both)["type"]) == (422, "UnprocessableEntityException")
+    twice = client.post("/v1/namespaces/ns/properties", json={"removals": ["b", "c", "b"], "updates": {}})
+    assert (twice.status_code, error(twice)["type"]) == (400, "BadRequestException")  # uniqueItems
+    assert error(twice)["message"].endswith("keys removed more than once: b")
+    assert client.get("/v1/namespaces/ns").json()["properties"]["b"] == "2"  # nothing was removed
     again = client.post("/v1/namespaces", json={"namespace": ["ns"]})
     assert (again.status_code, error(again)["type"]) == (409, "AlreadyExistsException")
     client.post("/v1/namespaces/ns/views", json=create_body())

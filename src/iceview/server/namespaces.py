@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from iceview.errors import NoSuchNamespaceError
@@ -71,6 +72,11 @@ def update_properties(served: ServedCatalog, namespace: tuple[str, ...], body: d
     what = "UpdateNamespacePropertiesRequest"
     removals = get_string_list(body, "removals", what, required=False)
     updates = get_string_map(body, "updates", what)
+    repeated = sorted(key for key, n in Counter(removals).items() if n > 1)
+    if repeated:  # the OpenAPI says uniqueItems; Java's server takes them as a set
+        raise ApiError(
+            400, "BadRequestException", f"Invalid {what}: keys removed more than once: {', '.join(repeated)}"
+        )
     both = sorted(set(removals) & set(updates))
     if both:
         raise ApiError(
