@@ -624,12 +624,6 @@ V0 = [*D0, "versions", 0]
             "$.definition-log[0].definition-versions[0].version-id",
         ),
         (["location"], 1, "Cannot parse to a string value: location: 1", "$.location"),
-        (
-            ["properties"],
-            None,
-            "Cannot parse string map from non-object value: properties: null",
-            "$.properties",
-        ),
         (["properties"], {"a": 1}, "Cannot parse to a string value: a: 1", "$.properties.a"),
         (["secure"], "false", 'Cannot parse to a boolean value: secure: "false"', "$.secure"),
         (["doc"], 1, "Cannot parse to a string value: doc: 1", "$.doc"),

@@ -20,6 +20,7 @@ from operator import itemgetter
 from typing import Any
 
 from iceview.spec._json import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
+from iceview.spec.primitives import PRIMITIVE_NAMES
 
 _SCHEMA_FIELDS = itemgetter("type", "schema-id", "fields")
 _FIELD_FIELDS = itemgetter("id", "name", "required", "type")
@@ -27,12 +28,7 @@ _FIELD_KEYS = frozenset({("id", "name", "required", "type"), ("id", "name", "req
 _SCHEMA_KEYS = frozenset({("type", "schema-id", "fields")})
 # primitive names already in Java's spelling; anything else (nested types, decimal(p, s), upper
 # case) goes through the full normaliser
-_CANONICAL_PRIMITIVES = frozenset(
-    {
-        "boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
-        "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown", "variant",
-    }
-)  # fmt: skip
+_CANONICAL_PRIMITIVES = PRIMITIVE_NAMES - {"geometry", "geography"}
 _INT = frozenset({int})
 _STR = frozenset({str})
 _STR_OR_NONE = frozenset({str, type(None)})

@@ -21,12 +21,44 @@ LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 _MISSING: Any = object()
 
 
+MAX_SHOWN = 200
+"""How many characters of a value an error message shows; a longer rendering is cut there."""
+
+
+def shorten(value: Any, *, raw: bool = False) -> str:
+    """A caller's value as an error message shows it: its ``repr`` (``raw=True``: a str as it
+    is), cut to its first :data:`MAX_SHOWN` characters followed by ``... (N characters)`` when
+    longer, so that a message never echoes a large input. The one helper for values in messages
+    (:func:`node_str` cuts the same way)."""
+    if raw and type(value) is str:
+        text = value
+    else:
+        try:
+            text = repr(value)
+        except RecursionError:
+            text = f"<{type(value).__name__} nested too deeply to show>"
+        except Exception:  # a hand-made object whose repr fails: name its type only
+            text = f"<{type(value).__name__}>"
+    return _cut(text)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_SHOWN:
+        return text
+    return f"{text[:MAX_SHOWN]}... ({len(text)} characters)"
+
+
 def node_str(value: Any) -> str:
-    """How Jackson's ``JsonNode.toString()`` renders a value inside an error message."""
+    """How Jackson's ``JsonNode.toString()`` renders a value inside an error message, cut as
+    :func:`shorten` cuts (Java echoes it whole)."""
     try:
-        return orjson.dumps(value).decode()
+        text = orjson.dumps(value).decode()
     except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        try:
+            text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        except (RecursionError, ValueError, TypeError):
+            text = f"<{type(value).__name__}>"
+    return _cut(text)
 
 
 def child(path: str, key: str | int) -> str:

@@ -28,6 +28,7 @@ import orjson
 from pyiceberg.schema import Schema
 
 from iceview.errors import DialectDropError, InvalidArgumentError, ValidationError
+from iceview.spec.common_updates import location_update, properties_update, removals_update, uuid_update
 from iceview.spec.model import (
     SUPPORTED_VIEW_FORMAT_VERSION,
     FrozenDict,
@@ -41,11 +42,7 @@ from iceview.spec.schema import schema_to_json
 from iceview.spec.updates import (
     AddSchema,
     AddViewVersion,
-    AssignUUID,
-    RemoveProperties,
     SetCurrentViewVersion,
-    SetLocation,
-    SetProperties,
     UpgradeFormatVersion,
     ViewUpdate,
 )
@@ -58,6 +55,7 @@ __all__ = [
     "ViewMetadataBuilder",
     "java_hash_set_order",
     "java_string_hash",
+    "version_history_size",
 ]
 
 INITIAL_SCHEMA_ID = 0
@@ -80,6 +78,16 @@ def java_parse_int(value: str) -> int:
         if -(2**31) <= number < 2**31:
             return number
     raise InvalidArgumentError(f'For input string: "{value}"')
+
+
+def version_history_size(properties: Mapping[str, str]) -> int:
+    """How many versions to keep: ``version.history.num-entries`` (default 10), which must be a
+    positive ``int``. The UDF builder keeps as many versions of each definition."""
+    raw = properties.get(VERSION_HISTORY_SIZE)
+    size = VERSION_HISTORY_SIZE_DEFAULT if raw is None else java_parse_int(raw)
+    if size <= 0:
+        raise InvalidArgumentError(f"{VERSION_HISTORY_SIZE} must be positive but was {size}")
+    return size
 
 
 def java_string_hash(s: str) -> int:
@@ -213,14 +221,10 @@ class ViewMetadataBuilder:
         return self
 
     def set_location(self, location: str | None) -> ViewMetadataBuilder:
-        if location is None:
-            raise InvalidArgumentError("Invalid location: null")
-        if type(location) is not str:
-            raise InvalidArgumentError(f"Invalid location: {location!r}")
-        if location != self._location:
-            self._location = location
-            self._changes.append(SetLocation(location))
-        return self
+        change = location_update(self._location, location)
+        if change is not None:
+            self._location = change.location
+        return self._record(change)
 
     def set_metadata_location(self, metadata_location: str | None) -> ViewMetadataBuilder:
         """The file this metadata is read from or written to. Records no change."""
@@ -228,39 +232,20 @@ class ViewMetadataBuilder:
         return self
 
     def assign_uuid(self, uuid: str | None) -> ViewMetadataBuilder:
-        if uuid is None:
-            raise InvalidArgumentError("Cannot set uuid to null")
-        if uuid == self._uuid:
-            return self
-        if self._uuid is not None:
-            raise InvalidArgumentError("Cannot reassign uuid")
-        try:
-            uuidlib.UUID(uuid)
-        except (ValueError, TypeError, AttributeError):
-            raise InvalidArgumentError(f"Invalid uuid: {uuid!r} is not a UUID") from None
-        self._uuid = uuid
-        self._changes.append(AssignUUID(uuid))
-        return self
+        change = uuid_update(self._uuid, uuid)
+        if change is not None:
+            self._uuid = change.uuid
+        return self._record(change)
 
     def set_properties(self, updates: Mapping[str, str]) -> ViewMetadataBuilder:
-        if not updates:
-            return self
-        for key, value in updates.items():
-            if type(key) is not str:
-                raise InvalidArgumentError(f"Invalid key: {'null' if key is None else repr(key)}")
-            if type(value) is not str:
-                raise InvalidArgumentError(f"Invalid value: {'null' if value is None else repr(value)}")
-        self._properties.update(updates)
-        self._changes.append(SetProperties(FrozenDict(updates)))
-        return self
+        return self._record(properties_update(self._properties, updates))
 
     def remove_properties(self, removals: Iterable[str]) -> ViewMetadataBuilder:
-        keys = tuple(dict.fromkeys(removals))
-        if not keys:
-            return self
-        for key in keys:
-            self._properties.pop(key, None)
-        self._changes.append(RemoveProperties(keys))
+        return self._record(removals_update(self._properties, removals))
+
+    def _record(self, change: ViewUpdate | None) -> ViewMetadataBuilder:
+        if change is not None:
+            self._changes.append(change)
         return self
 
     # ------------------------------------------------------------------ schemas
@@ -422,10 +407,7 @@ class ViewMetadataBuilder:
                     java_hash_set_order(after),
                 )
 
-        raw_size = self._properties.get(VERSION_HISTORY_SIZE)
-        history_size = VERSION_HISTORY_SIZE_DEFAULT if raw_size is None else java_parse_int(raw_size)
-        if history_size <= 0:
-            raise InvalidArgumentError(f"{VERSION_HISTORY_SIZE} must be positive but was {history_size}")
+        history_size = version_history_size(self._properties)
 
         added = {c.view_version.version_id for c in self._changes if isinstance(c, AddViewVersion)}
         keep = max(len(added | {current.version_id}), history_size)

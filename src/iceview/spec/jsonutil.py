@@ -13,6 +13,7 @@ from iceview.spec._json import (
     INT_MIN,
     LONG_MAX,
     LONG_MIN,
+    MAX_SHOWN,
     child,
     encode_compact,
     encode_pretty,
@@ -25,6 +26,7 @@ from iceview.spec._json import (
     get_string_map,
     get_string_or_none,
     node_str,
+    shorten,
 )
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "INT_MIN",
     "LONG_MAX",
     "LONG_MIN",
+    "MAX_SHOWN",
     "child",
     "encode_compact",
     "encode_pretty",
@@ -44,4 +47,5 @@ __all__ = [
     "get_string_map",
     "get_string_or_none",
     "node_str",
+    "shorten",
 ]

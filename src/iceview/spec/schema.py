@@ -30,6 +30,7 @@ from iceview.spec._json import (
     get_string_or_none,
     node_str,
 )
+from iceview.spec.primitives import DECIMAL, FIXED, PRIMITIVE_NAMES
 
 __all__ = [
     "check_field_ids",
@@ -40,27 +41,18 @@ __all__ = [
     "schema_to_json",
 ]
 
-_PRIMITIVES = frozenset(
-    {
-        "boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
-        "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown", "variant",
-        "geometry", "geography",
-    }
-)  # fmt: skip
-_FIXED = re.compile(r"fixed\[\s*(\d+)\s*\]")
-_DECIMAL = re.compile(r"decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 _GEO = re.compile(r"(geometry|geography)\s*\(.*\)", re.DOTALL)
 
 
 def _primitive(text: str, path: str) -> str:
     """``Types.fromPrimitiveString``: case-insensitive, written back in Java's spelling."""
     lower = text.lower()
-    if lower in _PRIMITIVES:
+    if lower in PRIMITIVE_NAMES:
         return lower
-    m = _FIXED.fullmatch(lower)
+    m = FIXED.fullmatch(lower)
     if m:
         return f"fixed[{int(m.group(1))}]"
-    m = _DECIMAL.fullmatch(lower)
+    m = DECIMAL.fullmatch(lower)
     if m:
         return f"decimal({int(m.group(1))}, {int(m.group(2))})"
     if _GEO.fullmatch(lower):

@@ -1,17 +1,30 @@
 """View updates and requirements as data, with their REST JSON forms (REST catalog spec), and
-:func:`apply`, which a catalog and a REST server both use to turn them into new metadata."""
+:func:`apply`, which a catalog and a REST server both use to turn them into new metadata. The
+updates a UDF has too (uuid, format version, location, properties) are defined once, in
+:mod:`iceview.spec.common_updates`, and named here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
 from pyiceberg.schema import Schema
 
-from iceview.errors import CommitFailedError, InvalidArgumentError, InvalidUpdateError, ValidationError
-from iceview.spec._json import child, fail, get_field, get_int, get_string, get_string_map, node_str
+from iceview.errors import CommitFailedError, InvalidArgumentError
+from iceview.spec._json import child, fail, get_field, get_int, get_string, node_str
+from iceview.spec.common_updates import (
+    COMMON_UPDATE_TYPES,
+    AssignUUID,
+    CommonUpdate,
+    RemoveProperties,
+    SetLocation,
+    SetProperties,
+    UpgradeFormatVersion,
+    common_update_from_dict,
+    replay,
+)
 from iceview.spec.schema import normalize_schema_json, schema_from_json, schema_to_json
 
 if TYPE_CHECKING:
@@ -39,30 +52,6 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class AssignUUID:
-    uuid: str
-    action: ClassVar[str] = "assign-uuid"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "uuid": self.uuid}
-
-    def apply_to(self, builder: ViewMetadataBuilder) -> None:
-        builder.assign_uuid(self.uuid)
-
-
-@dataclass(frozen=True, slots=True)
-class UpgradeFormatVersion:
-    format_version: int
-    action: ClassVar[str] = "upgrade-format-version"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "format-version": self.format_version}
-
-    def apply_to(self, builder: ViewMetadataBuilder) -> None:
-        builder.upgrade_format_version(self.format_version)
-
-
-@dataclass(frozen=True, slots=True)
 class AddSchema:
     schema: Schema
     last_column_id: int | None = None
@@ -75,42 +64,6 @@ class AddSchema:
 
     def apply_to(self, builder: ViewMetadataBuilder) -> None:
         builder.add_schema(self.schema)
-
-
-@dataclass(frozen=True, slots=True)
-class SetLocation:
-    location: str
-    action: ClassVar[str] = "set-location"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "location": self.location}
-
-    def apply_to(self, builder: ViewMetadataBuilder) -> None:
-        builder.set_location(self.location)
-
-
-@dataclass(frozen=True, slots=True)
-class SetProperties:
-    updates: Mapping[str, str]
-    action: ClassVar[str] = "set-properties"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "updates": dict(self.updates)}
-
-    def apply_to(self, builder: ViewMetadataBuilder) -> None:
-        builder.set_properties(self.updates)
-
-
-@dataclass(frozen=True, slots=True)
-class RemoveProperties:
-    removals: tuple[str, ...]
-    action: ClassVar[str] = "remove-properties"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "removals": list(self.removals)}
-
-    def apply_to(self, builder: ViewMetadataBuilder) -> None:
-        builder.remove_properties(self.removals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,27 +90,9 @@ class SetCurrentViewVersion:
         builder.set_current_version_id(self.view_version_id)
 
 
-_UPDATE_TYPES = (
-    AssignUUID,
-    UpgradeFormatVersion,
-    AddSchema,
-    SetLocation,
-    SetProperties,
-    RemoveProperties,
-    AddViewVersion,
-    SetCurrentViewVersion,
-)
+_UPDATE_TYPES = (*COMMON_UPDATE_TYPES, AddSchema, AddViewVersion, SetCurrentViewVersion)
 
-ViewUpdate = (
-    AssignUUID
-    | UpgradeFormatVersion
-    | AddSchema
-    | SetLocation
-    | SetProperties
-    | RemoveProperties
-    | AddViewVersion
-    | SetCurrentViewVersion
-)
+ViewUpdate = CommonUpdate | AddSchema | AddViewVersion | SetCurrentViewVersion
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,26 +178,14 @@ def update_from_dict(obj: Any, path: str = "$") -> ViewUpdate:
     if type(obj) is not dict:
         raise fail(f"Cannot parse metadata update from non-object: {node_str(obj)}", path)
     action = get_string(obj, "action", path).lower()
-    if action == AssignUUID.action:
-        return AssignUUID(get_string(obj, "uuid", path))
-    if action == UpgradeFormatVersion.action:
-        return UpgradeFormatVersion(get_int(obj, "format-version", path))
+    common = common_update_from_dict(action, obj, path, legacy_names=True)
+    if common is not None:
+        return common
     if action == AddSchema.action:
         spath = child(path, "schema")
         schema = schema_from_json(normalize_schema_json(get_field(obj, "schema", path), spath), spath)
         last = obj.get("last-column-id")
         return AddSchema(schema, None if last is None else get_int(obj, "last-column-id", path))
-    if action == SetLocation.action:
-        return SetLocation(get_string(obj, "location", path))
-    if action == SetProperties.action:
-        key = "updates" if "updates" in obj or "updated" not in obj else "updated"
-        return SetProperties(get_string_map(obj, key, path))
-    if action == RemoveProperties.action:
-        key = "removals" if "removals" in obj or "removed" not in obj else "removed"
-        removals = get_field(obj, key, path)
-        if type(removals) is not list or not all(type(k) is str for k in removals):
-            raise fail(f"Cannot parse string array from non-array: {node_str(removals)}", child(path, key))
-        return RemoveProperties(tuple(removals))
     if action == AddViewVersion.action:
         return AddViewVersion(
             _view_version_from_json(get_field(obj, "view-version", path), child(path, "view-version"))
@@ -298,13 +221,5 @@ def apply(
     for requirement in requirements:
         requirement.validate(base)
     builder = ViewMetadata.builder() if base is None else ViewMetadata.build_from(base)
-    for index, update in enumerate(updates):
-        if not isinstance(update, _UPDATE_TYPES):
-            raise InvalidUpdateError(f"Invalid view update: {update!r}", "unknown", index)
-        try:
-            update.apply_to(builder)
-        except InvalidUpdateError:
-            raise
-        except (InvalidArgumentError, ValidationError) as e:
-            raise InvalidUpdateError(str(e), update.action, index) from e
+    replay(updates, _UPDATE_TYPES, lambda update: update.apply_to(builder), "view")
     return builder.build()

@@ -12,7 +12,6 @@ metadata built in memory (``ViewMetadata(...)`` does not check ids); in a file t
 
 from __future__ import annotations
 
-import uuid as uuidlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +19,8 @@ from operator import itemgetter
 from typing import Any
 
 from iceview.errors import InvalidMetadataError
+from iceview.spec._json import shorten
+from iceview.spec.common_updates import is_uuid
 from iceview.spec.model import SQLRepresentation, ViewMetadata
 
 __all__ = ["CODES", "READ_BLOCKING", "Problem", "check_writable", "schema_problems", "validate"]
@@ -63,10 +64,8 @@ def validate(metadata: ViewMetadata) -> list[Problem]:
 
 
 def _problems(md: ViewMetadata) -> Iterator[Problem]:
-    try:
-        uuidlib.UUID(md.uuid)
-    except ValueError:
-        yield Problem("invalid-uuid", f"view-uuid is not a UUID: {md.uuid!r}", "$.view-uuid")
+    if not is_uuid(md.uuid):
+        yield Problem("invalid-uuid", f"view-uuid is not a UUID: {shorten(md.uuid)}", "$.view-uuid")
 
     schema_ids: list[int] = []
     try:

@@ -26,7 +26,9 @@ import uuid as uuidlib
 from collections.abc import Iterable, Mapping, Sequence
 
 from iceview.errors import InvalidArgumentError, ValidationError
-from iceview.spec.builder import VERSION_HISTORY_SIZE, VERSION_HISTORY_SIZE_DEFAULT, java_parse_int
+from iceview.spec.builder import VERSION_HISTORY_SIZE, VERSION_HISTORY_SIZE_DEFAULT, version_history_size
+from iceview.spec.common_updates import location_update, properties_update, removals_update, uuid_update
+from iceview.spec.jsonutil import shorten
 from iceview.spec.version import FrozenDict
 from iceview.udf.model import (
     SUPPORTED_FUNCTION_FORMAT_VERSION,
@@ -36,20 +38,16 @@ from iceview.udf.model import (
     FunctionMetadata,
     FunctionParameter,
 )
-from iceview.udf.types import DataType, definition_id, matches_definition_id
+from iceview.udf.types import DataType, check_depth, definition_id, matches_definition_id
 from iceview.udf.updates import (
     LAST_ADDED,
     AddDefinition,
     AddDefinitionVersion,
-    AssignUUID,
     FunctionUpdate,
     RemoveDefinition,
-    RemoveProperties,
     SetCurrentDefinitionVersion,
     SetFunctionDoc,
     SetFunctionSecure,
-    SetLocation,
-    SetProperties,
     UpgradeFormatVersion,
 )
 from iceview.udf.validate import definition_problems, type_problems, validate, version_problems
@@ -66,6 +64,8 @@ class FunctionMetadataBuilder:
     from ``base`` (``None`` for a new function). Every method returns the builder, so calls chain."""
 
     def __init__(self, base: FunctionMetadata | None = None) -> None:
+        if base is not None and not isinstance(base, FunctionMetadata):
+            raise InvalidArgumentError(f"Invalid base: {shorten(base)} (a FunctionMetadata or None)")
         self._changes: list[FunctionUpdate] = []
         self._metadata_location: str | None = None
         self._added: dict[str, list[int]] = {}  # versions added in this build, per definition
@@ -93,28 +93,24 @@ class FunctionMetadataBuilder:
             self._log = list(base.definition_log)
             self._base_current = base.current_definition_versions
 
+    @property
+    def definition_ids(self) -> tuple[str, ...]:
+        """The ids of the definitions the metadata would have if built now."""
+        return tuple(self._definitions)
+
     # ------------------------------------------------------------------ function fields
 
     def assign_uuid(self, uuid: str | None) -> FunctionMetadataBuilder:
         """Set the function's uuid (a new function gets a random one at build); it cannot change."""
-        if uuid is None:
-            raise InvalidArgumentError("Cannot set uuid to null")
-        if uuid == self._uuid:
-            return self
-        if self._uuid is not None:
-            raise InvalidArgumentError("Cannot reassign uuid")
-        try:
-            uuidlib.UUID(uuid)
-        except (ValueError, TypeError, AttributeError):
-            raise InvalidArgumentError(f"Invalid uuid: {uuid!r} is not a UUID") from None
-        self._uuid = uuid
-        self._changes.append(AssignUUID(uuid))
-        return self
+        change = uuid_update(self._uuid, uuid)
+        if change is not None:
+            self._uuid = change.uuid
+        return self._record(change)
 
     def upgrade_format_version(self, format_version: int) -> FunctionMetadataBuilder:
         """Raise the format version (only 1 exists)."""
         if type(format_version) is not int or format_version > SUPPORTED_FUNCTION_FORMAT_VERSION:
-            raise InvalidArgumentError(f"Unsupported format version: {format_version}")
+            raise InvalidArgumentError(f"Unsupported format version: {shorten(format_version, raw=True)}")
         if format_version < self._format_version:
             raise InvalidArgumentError(
                 f"Cannot downgrade v{self._format_version} function to v{format_version}"
@@ -124,14 +120,12 @@ class FunctionMetadataBuilder:
             self._changes.append(UpgradeFormatVersion(format_version))
         return self
 
-    def set_location(self, location: str) -> FunctionMetadataBuilder:
+    def set_location(self, location: str | None) -> FunctionMetadataBuilder:
         """Set the function's base location."""
-        if type(location) is not str:
-            raise InvalidArgumentError(f"Invalid location: {'null' if location is None else repr(location)}")
-        if location != self._location:
-            self._location = location
-            self._changes.append(SetLocation(location))
-        return self
+        change = location_update(self._location, location)
+        if change is not None:
+            self._location = change.location
+        return self._record(change)
 
     def set_metadata_location(self, metadata_location: str | None) -> FunctionMetadataBuilder:
         """The file the metadata is read from or written to. Records no change."""
@@ -140,31 +134,21 @@ class FunctionMetadataBuilder:
 
     def set_properties(self, updates: Mapping[str, str]) -> FunctionMetadataBuilder:
         """Set properties (string keys and values)."""
-        if not updates:
-            return self
-        for key, value in updates.items():
-            if type(key) is not str:
-                raise InvalidArgumentError(f"Invalid key: {'null' if key is None else repr(key)}")
-            if type(value) is not str:
-                raise InvalidArgumentError(f"Invalid value: {'null' if value is None else repr(value)}")
-        self._properties.update(updates)
-        self._changes.append(SetProperties(FrozenDict(updates)))
-        return self
+        return self._record(properties_update(self._properties, updates))
 
     def remove_properties(self, removals: Iterable[str]) -> FunctionMetadataBuilder:
         """Remove properties; keys that are not set are ignored."""
-        keys = tuple(dict.fromkeys(removals))
-        if not keys:
-            return self
-        for key in keys:
-            self._properties.pop(key, None)
-        self._changes.append(RemoveProperties(keys))
+        return self._record(removals_update(self._properties, removals))
+
+    def _record(self, change: FunctionUpdate | None) -> FunctionMetadataBuilder:
+        if change is not None:
+            self._changes.append(change)
         return self
 
     def set_doc(self, doc: str | None) -> FunctionMetadataBuilder:
         """Set the function's documentation; ``None`` removes it."""
         if doc is not None and type(doc) is not str:
-            raise InvalidArgumentError(f"Invalid doc: {doc!r}")
+            raise InvalidArgumentError(f"Invalid doc: {shorten(doc)}")
         if doc != self._doc:
             self._doc = doc
             self._changes.append(SetFunctionDoc(doc))
@@ -173,7 +157,7 @@ class FunctionMetadataBuilder:
     def set_secure(self, secure: bool) -> FunctionMetadataBuilder:
         """Mark the function secure or not."""
         if type(secure) is not bool:
-            raise InvalidArgumentError(f"Invalid secure: {secure!r} (a bool)")
+            raise InvalidArgumentError(f"Invalid secure: {shorten(secure)} (a bool)")
         if secure != self._secure:
             self._secure = secure
             self._changes.append(SetFunctionSecure(secure))
@@ -182,8 +166,10 @@ class FunctionMetadataBuilder:
     # ------------------------------------------------------------------ definitions
 
     def _find(self, definition_id: str) -> FunctionDefinition | None:
+        if type(definition_id) is not str:
+            raise InvalidArgumentError(f"Invalid definition id: {shorten(definition_id)} (a str)")
         found = self._definitions.get(definition_id)
-        if found is None and type(definition_id) is str:
+        if found is None:
             for d in self._definitions.values():
                 if matches_definition_id(definition_id, d.parameter_types):
                     return d
@@ -224,26 +210,34 @@ class FunctionMetadataBuilder:
         specific_name: str | None,
         doc: str | None,
     ) -> str:
+        if parameters is None or isinstance(parameters, (str, bytes)) or not isinstance(parameters, Iterable):
+            raise InvalidArgumentError(
+                f"Invalid parameters: {'null' if parameters is None else shorten(parameters)} "
+                "(a sequence of FunctionParameter)"
+            )
         parameters = tuple(parameters)
         if not all(isinstance(p, FunctionParameter) for p in parameters):
-            raise InvalidArgumentError(f"Invalid parameters: {parameters!r}")
+            raise InvalidArgumentError(f"Invalid parameters: {shorten(parameters)}")
         if not isinstance(version, DefinitionVersion):
-            raise InvalidArgumentError(f"Invalid definition version: {version!r}")
+            raise InvalidArgumentError(f"Invalid definition version: {shorten(version)}")
         types = [p.type for p in parameters]
+        for index, t in enumerate(types):
+            check_depth(t, f"type of parameter {index}")
+        check_depth(return_type, "return type")
         for index, t in enumerate(types):
             for problem in type_problems(t, f"$.parameters[{index}].type"):
                 raise InvalidArgumentError(f"Invalid definition: {problem.message} (at {problem.path})")
         new_id = definition_id(types)
         if new_id in self._definitions:
             raise InvalidArgumentError(
-                f"Cannot add definition {new_id!r}: the function has a definition with this signature"
+                f"Cannot add definition {shorten(new_id)}: the function has a definition with this signature"
             )
         if specific_name is not None:
             for other in self._definitions.values():
                 if other.specific_name == specific_name:
                     raise InvalidArgumentError(
-                        f"Cannot add definition {new_id!r}: specific name {specific_name!r} is used by "
-                        f"definition {other.definition_id!r}"
+                        f"Cannot add definition {shorten(new_id)}: specific name {shorten(specific_name)} is "
+                        f"used by definition {shorten(other.definition_id)}"
                     )
         definition = FunctionDefinition(
             definition_id=new_id,
@@ -276,9 +270,11 @@ class FunctionMetadataBuilder:
     def _add_version(self, definition_id: str, version: DefinitionVersion) -> int:
         definition = self._find(definition_id)
         if definition is None:
-            raise InvalidArgumentError(f"Cannot add a version to unknown definition: {definition_id!r}")
+            raise InvalidArgumentError(
+                f"Cannot add a version to unknown definition: {shorten(definition_id)}"
+            )
         if not isinstance(version, DefinitionVersion):
-            raise InvalidArgumentError(f"Invalid definition version: {version!r}")
+            raise InvalidArgumentError(f"Invalid definition version: {shorten(version)}")
         key = definition.definition_id
         for existing in definition.versions:
             if existing.same_body(version):
@@ -297,22 +293,26 @@ class FunctionMetadataBuilder:
     def set_current_definition_version(self, definition_id: str, version_id: int) -> FunctionMetadataBuilder:
         """Make ``version_id`` the current version of a definition (a replace after
         :meth:`add_definition_version`, or a rollback); ``-1`` means the one added last."""
+        if type(version_id) is not int:
+            raise InvalidArgumentError(f"Invalid version id: {shorten(version_id)} (an int)")
         definition = self._find(definition_id)
         if definition is None:
-            raise InvalidArgumentError(f"Cannot set current version of unknown definition: {definition_id!r}")
+            raise InvalidArgumentError(
+                f"Cannot set current version of unknown definition: {shorten(definition_id)}"
+            )
         key = definition.definition_id
         if version_id == LAST_ADDED:
             last = self._last_added.get(key)
             if last is None:
                 raise ValidationError(
-                    f"Cannot set last added version of definition {key!r}: no version has been added"
+                    f"Cannot set last added version of definition {shorten(key)}: no version has been added"
                 )
             version_id = last
         if version_id == definition.current_version_id:
             return self
         if definition.version(version_id) is None:
             raise InvalidArgumentError(
-                f"Cannot set current version of definition {key!r} to unknown version: {version_id}"
+                f"Cannot set current version of definition {shorten(key)} to unknown version: {version_id}"
             )
         self._definitions[key] = definition.replace(current_version_id=version_id)
         added_now = version_id in self._added.get(key, ())
@@ -324,7 +324,7 @@ class FunctionMetadataBuilder:
         """Remove a definition with all its versions."""
         definition = self._find(definition_id)
         if definition is None:
-            raise InvalidArgumentError(f"Cannot remove unknown definition: {definition_id!r}")
+            raise InvalidArgumentError(f"Cannot remove unknown definition: {shorten(definition_id)}")
         key = definition.definition_id
         del self._definitions[key]
         self._removed.add(key)
@@ -343,10 +343,7 @@ class FunctionMetadataBuilder:
             raise InvalidArgumentError("Cannot create function metadata with a metadata location and changes")
         if not self._definitions:
             raise InvalidArgumentError("Invalid function: no definitions")
-        raw_size = self._properties.get(VERSION_HISTORY_SIZE)
-        history_size = VERSION_HISTORY_SIZE_DEFAULT if raw_size is None else java_parse_int(raw_size)
-        if history_size <= 0:
-            raise InvalidArgumentError(f"{VERSION_HISTORY_SIZE} must be positive but was {history_size}")
+        history_size = version_history_size(self._properties)
 
         definitions = [self._expire(d, history_size) for d in self._definitions.values()]
         log = _trim(self._log, definitions, self._removed)

@@ -36,6 +36,7 @@ from iceview.spec.jsonutil import (
     get_string_map,
     get_string_or_none,
     node_str,
+    shorten,
 )
 from iceview.spec.version import FrozenDict
 from iceview.udf.model import (
@@ -75,6 +76,12 @@ def function_metadata_from_json(
     it came from, is kept on the result and named in errors."""
     if data is None:
         raise fail("Cannot parse function metadata from null string", "$")
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise InvalidMetadataError(
+            f"Cannot parse function metadata from {type(data).__name__}: expected JSON text (str or bytes)",
+            "$",
+            metadata_location,
+        )
     if isinstance(data, memoryview):
         data = bytes(data)
     try:
@@ -116,7 +123,7 @@ def _metadata(obj: Any, metadata_location: str | None) -> FunctionMetadata:
         written, definition = _definition(node, f"$.definitions[{i}]", i)
         if any(d.definition_id == definition.definition_id for d in definitions):
             raise fail(
-                f"Definition id {definition.definition_id!r} is used more than once",
+                f"Definition id {shorten(definition.definition_id)} is used more than once",
                 f"$.definitions[{i}].definition-id",
             )
         definitions.append(definition)
@@ -127,7 +134,7 @@ def _metadata(obj: Any, metadata_location: str | None) -> FunctionMetadata:
         for k, node in enumerate(_array(obj, "definition-log", "$"))
     ]
     location = get_string_or_none(obj, "location", "$")
-    properties = get_string_map(obj, "properties", "$") if "properties" in obj else {}
+    properties = get_string_map(obj, "properties", "$") if obj.get("properties") is not None else {}
     return FunctionMetadata(
         function_uuid=function_uuid,
         format_version=format_version,
@@ -159,7 +166,7 @@ def _choice(obj: dict[str, Any], key: str, path: str, allowed: tuple[str, ...], 
         return default
     value = get_string(obj, key, path)
     if value.lower() not in allowed:
-        raise fail(f"Invalid {key}: {value!r} (expected {' or '.join(allowed)})", child(path, key))
+        raise fail(f"Invalid {key}: {shorten(value)} (expected {' or '.join(allowed)})", child(path, key))
     return value.lower()
 
 
@@ -276,7 +283,7 @@ def function_metadata_to_dict(metadata: FunctionMetadata) -> dict[str, Any]:
     :class:`~iceview.errors.InvalidMetadataError` (``Cannot write function metadata: ...``, at the
     path of the first problem) for metadata that :func:`iceview.udf.validate` finds a problem in."""
     if not isinstance(metadata, FunctionMetadata):
-        raise InvalidArgumentError(f"Invalid function metadata: {metadata!r}")
+        raise InvalidArgumentError(f"Invalid function metadata: {shorten(metadata)}")
     problems = validate(metadata)
     if problems:
         first = problems[0]

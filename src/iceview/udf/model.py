@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from iceview.errors import InvalidArgumentError, InvalidMetadataError
+from iceview.spec.jsonutil import shorten
 from iceview.spec.version import FrozenDict, UnknownRepresentation
 from iceview.udf.types import DataType, canonical, matches_definition_id
 
@@ -37,6 +38,23 @@ __all__ = [
 SUPPORTED_FUNCTION_FORMAT_VERSION = 1
 FUNCTION_TYPES = ("udf", "udtf")
 ON_NULL_INPUTS = ("call", "return-null")
+
+
+def _tuple_field(obj: object, name: str) -> None:
+    """Make the collection field ``name`` of a frozen dataclass a tuple; ``None`` or a value that
+    is not a collection raises :class:`~iceview.errors.InvalidArgumentError` naming the field."""
+    value = getattr(obj, name)
+    if type(value) is tuple:
+        return
+    if value is None or isinstance(value, (str, bytes, Mapping)):
+        raise InvalidArgumentError(
+            f"Invalid {name}: {'null' if value is None else shorten(value)} (a sequence)"
+        )
+    try:
+        converted = tuple(value)
+    except TypeError:
+        raise InvalidArgumentError(f"Invalid {name}: {shorten(value)} (a sequence)") from None
+    object.__setattr__(obj, name, converted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +85,7 @@ class DefinitionVersion:
     on_null_input: str = "call"
 
     def __post_init__(self) -> None:
-        if type(self.representations) is not tuple:
-            object.__setattr__(self, "representations", tuple(self.representations))
+        _tuple_field(self, "representations")
 
     @property
     def dialects(self) -> tuple[str, ...]:
@@ -80,6 +97,8 @@ class DefinitionVersion:
         ``fallback=True`` a missing dialect gives the first SQL representation (as views do)."""
         if not dialect:
             raise InvalidArgumentError(f"Invalid dialect: {'null' if dialect is None else '(empty string)'}")
+        if type(dialect) is not str:
+            raise InvalidArgumentError(f"Invalid dialect: {shorten(dialect)} (a str)")
         wanted = dialect.lower()
         first: SQLRepresentation | None = None
         for rep in self.representations:
@@ -130,8 +149,7 @@ class FunctionDefinition:
 
     def __post_init__(self) -> None:
         for name in ("parameters", "versions"):
-            if type(getattr(self, name)) is not tuple:
-                object.__setattr__(self, name, tuple(getattr(self, name)))
+            _tuple_field(self, name)
 
     @property
     def parameter_types(self) -> tuple[DataType, ...]:
@@ -155,8 +173,8 @@ class FunctionDefinition:
         version = self.version(self.current_version_id)
         if version is None:
             raise InvalidMetadataError(
-                f"Cannot find current version {self.current_version_id} of definition "
-                f"{self.definition_id!r} in its versions: {list(self.version_ids)}",
+                f"Cannot find current version {shorten(self.current_version_id)} of definition "
+                f"{shorten(self.definition_id)} in its versions: {shorten(list(self.version_ids))}",
             )
         return version
 
@@ -178,9 +196,12 @@ class DefinitionLogEntry:
     definition_versions: tuple[tuple[str, int], ...]
 
     def __post_init__(self) -> None:
+        _tuple_field(self, "definition_versions")
         pairs = self.definition_versions
-        if type(pairs) is not tuple or not all(type(p) is tuple for p in pairs):
-            object.__setattr__(self, "definition_versions", tuple((d, v) for d, v in pairs))
+        if not all(type(p) is tuple for p in pairs):
+            # pairs given as lists become tuples; anything else is kept for validate to report
+            converted = tuple(tuple(p) if isinstance(p, list) else p for p in pairs)
+            object.__setattr__(self, "definition_versions", converted)
 
     def as_mapping(self) -> dict[str, int]:
         """The entry as ``{definition_id: version_id}``."""
@@ -212,15 +233,17 @@ class FunctionMetadata:
         if type(self.format_version) is not int or not (
             0 < self.format_version <= SUPPORTED_FUNCTION_FORMAT_VERSION
         ):
-            raise InvalidArgumentError(f"Unsupported format version: {self.format_version}")
+            raise InvalidArgumentError(
+                f"Unsupported format version: {shorten(self.format_version, raw=True)}"
+            )
         for name in ("definitions", "definition_log", "changes"):
-            if type(getattr(self, name)) is not tuple:
-                object.__setattr__(self, name, tuple(getattr(self, name)))
+            _tuple_field(self, name)
         if type(self.properties) is not FrozenDict:
             object.__setattr__(self, "properties", FrozenDict(self.properties or {}))
         by_id: dict[str, FunctionDefinition] = {}
         for d in self.definitions:
-            by_id.setdefault(d.definition_id, d)
+            if isinstance(d, FunctionDefinition) and type(d.definition_id) is str:
+                by_id.setdefault(d.definition_id, d)
         object.__setattr__(self, "_by_id", by_id)
 
     @property
@@ -229,16 +252,27 @@ class FunctionMetadata:
 
     def definition(self, definition_id: str) -> FunctionDefinition | None:
         """The definition with that id, or ``None``. The id may be spelled as a lenient reader
-        takes it (``"decimal( 9, 2 )"`` finds ``decimal(9,2)``)."""
+        takes it (``"decimal( 9, 2 )"`` finds ``decimal(9,2)``). An id that is not a str raises
+        :class:`~iceview.errors.InvalidArgumentError`."""
+        if type(definition_id) is not str:
+            raise InvalidArgumentError(f"Invalid definition id: {shorten(definition_id)} (a str)")
         found = self._by_id.get(definition_id)
-        if found is None and type(definition_id) is str:
+        if found is None:
             for d in self.definitions:
-                if matches_definition_id(definition_id, d.parameter_types):
+                if isinstance(d, FunctionDefinition) and matches_definition_id(
+                    definition_id, d.parameter_types
+                ):
                     return d
         return found
 
-    def definition_by_specific_name(self, specific_name: str) -> FunctionDefinition | None:
-        """The definition with that ``specific-name`` (compared exactly), or ``None``."""
+    def definition_by_specific_name(self, specific_name: str | None) -> FunctionDefinition | None:
+        """The definition with that ``specific-name`` (compared exactly), or ``None`` (also for
+        ``None``: a definition without a specific name has none to find it by). A name that is not
+        a str raises :class:`~iceview.errors.InvalidArgumentError`."""
+        if specific_name is None:
+            return None
+        if type(specific_name) is not str:
+            raise InvalidArgumentError(f"Invalid specific name: {shorten(specific_name)} (a str)")
         for d in self.definitions:
             if d.specific_name == specific_name:
                 return d
@@ -250,8 +284,12 @@ class FunctionMetadata:
         if isinstance(definition, str):
             found = self.definition(definition)
             if found is None:
-                raise InvalidArgumentError(f"Unknown definition: {definition!r}")
+                raise InvalidArgumentError(f"Unknown definition: {shorten(definition)}")
             definition = found
+        if not isinstance(definition, FunctionDefinition):
+            raise InvalidArgumentError(
+                f"Invalid definition: {shorten(definition)} (a FunctionDefinition or a definition id)"
+            )
         return definition.current_version
 
     @property

@@ -24,58 +24,63 @@ from dataclasses import dataclass
 from typing import Any
 
 from iceview.errors import InvalidArgumentError
-from iceview.spec.jsonutil import child, fail, get_field, get_string, node_str
+from iceview.spec.jsonutil import INT_MAX, child, fail, get_field, get_string, node_str, shorten
+from iceview.spec.primitives import DECIMAL, FIXED, PRIMITIVE_NAMES
 
 __all__ = [
+    "EDGE_ALGORITHMS",
     "MAX_TYPE_DEPTH",
     "DataType",
     "ListType",
     "MapType",
     "PrimitiveType",
     "StructType",
+    "ambiguous_crs",
     "ambiguous_field_names",
     "canonical",
+    "check_depth",
     "definition_id",
     "matches_definition_id",
     "parse_type",
+    "too_deep",
     "type_to_json",
 ]
 
 MAX_TYPE_DEPTH = 100
-"""How deeply the reader lets types nest (``list<list<...>>``); deeper ones are refused."""
+"""How deeply types may nest (``list<list<...>>``): deeper ones are refused when read, made into
+a definition, written, or spelled (:func:`canonical`, :func:`type_to_json`, :func:`definition_id`)."""
 
-_PRIMITIVES = frozenset(
-    {
-        "boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
-        "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown", "variant",
-        "geometry", "geography",
-    }
-)  # fmt: skip
-# Java's patterns: \d and \s are ASCII there, as with re.ASCII here
-_FIXED = re.compile(r"fixed\[\s*([0-9]+)\s*\]", re.ASCII)
-_DECIMAL = re.compile(r"decimal\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\)", re.ASCII)
+EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
+"""Iceberg's edge interpolation algorithms of a ``geography(crs,algorithm)`` (any case when read,
+written lower-case)."""
+
 # a CRS is kept as written (it is case-sensitive); the UDF spec allows no spaces or quotes in it
 _GEOMETRY = re.compile(r"geometry\s*\(\s*([^\s,()'\"]+)\s*\)", re.ASCII | re.IGNORECASE)
 _GEOGRAPHY = re.compile(
     r"geography\s*\(\s*([^\s,()'\"]+)\s*(?:,\s*([A-Za-z0-9_]+)\s*)?\)", re.ASCII | re.IGNORECASE
 )
-_INT_MAX = 2**31 - 1
 _ASCII_SPACE = " \t\n\r\f\v"
 # what a struct field name in a parameter type may not contain: the definition-id could not be
 # read back unambiguously (reads accept them; see ambiguous_field_names)
 _AMBIGUOUS = re.compile(r"[\s,:<>`\"']")
+# what a CRS in a parameter type may not contain, for the same reason; ':' is fine there (it is
+# inside the parentheses, and "srid:4326" is the spec's own form)
+_AMBIGUOUS_CRS = re.compile(r"[\s,<>`\"']")
+_CRS = re.compile(r"(?:geometry|geography)\(([^,()]*)", re.IGNORECASE)
 
 
 def _primitive_or_error(text: str) -> str:
-    """The canonical spelling of a primitive type string, or raise ``ValueError`` with the reason."""
+    """The canonical spelling of a primitive type string, or raise ``ValueError`` with the reason.
+    Not the view schema's reader (:mod:`iceview.spec.schema`): a definition-id wants no spaces
+    (``decimal(9,2)``, Java writes ``decimal(9, 2)``), sizes Java can hold and a well-formed CRS."""
     lower = text.lower()
-    if lower in _PRIMITIVES:
+    if lower in PRIMITIVE_NAMES:
         return lower
-    m = _FIXED.fullmatch(lower)
-    if m and int(m.group(1)) <= _INT_MAX:
+    m = FIXED.fullmatch(lower)
+    if m and int(m.group(1)) <= INT_MAX:
         return f"fixed[{int(m.group(1))}]"
-    m = _DECIMAL.fullmatch(lower)
-    if m and int(m.group(1)) <= _INT_MAX and int(m.group(2)) <= _INT_MAX:
+    m = DECIMAL.fullmatch(lower)
+    if m and int(m.group(1)) <= INT_MAX and int(m.group(2)) <= INT_MAX:
         precision, scale = int(m.group(1)), int(m.group(2))
         if precision > 38:
             raise ValueError(f"Decimals with precision larger than 38 are not supported: {precision}")
@@ -86,8 +91,10 @@ def _primitive_or_error(text: str) -> str:
     m = _GEOGRAPHY.fullmatch(text)
     if m:
         algorithm = m.group(2)
+        if algorithm and algorithm.lower() not in EDGE_ALGORITHMS:
+            raise ValueError(f"Invalid edge interpolation algorithm: {shorten(algorithm, raw=True)}")
         return f"geography({m.group(1)}{',' + algorithm.lower() if algorithm else ''})"
-    raise ValueError(f"Cannot parse type string to primitive: {text}")
+    raise ValueError(f"Cannot parse type string to primitive: {shorten(text, raw=True)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +107,7 @@ class PrimitiveType:
 
     def __post_init__(self) -> None:
         if type(self.name) is not str:
-            raise InvalidArgumentError(f"Invalid primitive type: {self.name!r}")
+            raise InvalidArgumentError(f"Invalid primitive type: {shorten(self.name)}")
         try:
             object.__setattr__(self, "name", _primitive_or_error(self.name))
         except ValueError as e:
@@ -138,8 +145,17 @@ class StructType:
     fields: tuple[tuple[str, DataType], ...]
 
     def __post_init__(self) -> None:
-        if type(self.fields) is not tuple or not all(type(f) is tuple for f in self.fields):
-            object.__setattr__(self, "fields", tuple((name, t) for name, t in self.fields))
+        fields = self.fields
+        if fields is None or isinstance(fields, (str, bytes)):
+            raise InvalidArgumentError(
+                f"Invalid struct fields: {'null' if fields is None else shorten(fields)}"
+            )
+        if type(fields) is not tuple or not all(type(f) is tuple for f in fields):
+            try:
+                converted = tuple(tuple(f) if isinstance(f, list) else f for f in fields)
+            except TypeError:
+                raise InvalidArgumentError(f"Invalid struct fields: {shorten(fields)}") from None
+            object.__setattr__(self, "fields", converted)
 
     @property
     def field_names(self) -> tuple[str, ...]:
@@ -195,35 +211,93 @@ def _parse(node: Any, path: str, depth: int) -> DataType:
 # ----------------------------------------------------------------------------------------- write
 
 
+def _children(t: object) -> tuple[object, ...]:
+    if isinstance(t, ListType):
+        return (t.element,)
+    if isinstance(t, MapType):
+        return (t.key, t.value)
+    if isinstance(t, StructType) and type(t.fields) is tuple:
+        return tuple(f[1] for f in t.fields if type(f) is tuple and len(f) == 2)
+    return ()
+
+
+def too_deep(t: object, limit: int = MAX_TYPE_DEPTH) -> bool:
+    """Whether ``t`` nests more than ``limit`` levels deep (``list<int>`` is 1 level). Iterative:
+    it never raises ``RecursionError``, whatever was built."""
+    stack: list[tuple[object, int]] = [(t, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in _children(node))
+    return False
+
+
+def check_depth(t: object, what: str = "type") -> None:
+    """Raise :class:`~iceview.errors.InvalidArgumentError` if ``t`` nests more than
+    :data:`MAX_TYPE_DEPTH` levels deep (the reader would refuse it)."""
+    if too_deep(t):
+        raise InvalidArgumentError(f"Invalid {what}: nested more than {MAX_TYPE_DEPTH} levels deep")
+
+
 def type_to_json(t: DataType) -> str | dict[str, Any]:
     """The JSON value of a type: the canonical string of a primitive, an object with only the
-    required fields for a nested type."""
+    required fields for a nested type. A type nested more than :data:`MAX_TYPE_DEPTH` levels
+    deep raises :class:`~iceview.errors.InvalidArgumentError`."""
+    check_depth(t)
+    return _to_json(t)
+
+
+def _to_json(t: DataType) -> str | dict[str, Any]:
     if isinstance(t, PrimitiveType):
         return t.name
     if isinstance(t, ListType):
-        return {"type": "list", "element": type_to_json(t.element)}
+        return {"type": "list", "element": _to_json(t.element)}
     if isinstance(t, MapType):
-        return {"type": "map", "key": type_to_json(t.key), "value": type_to_json(t.value)}
+        return {"type": "map", "key": _to_json(t.key), "value": _to_json(t.value)}
     if isinstance(t, StructType):
         return {
             "type": "struct",
-            "fields": [{"name": name, "type": type_to_json(ft)} for name, ft in t.fields],
+            "fields": [{"name": name, "type": _to_json(ft)} for name, ft in t.fields],
         }
-    raise InvalidArgumentError(f"Invalid type: {t!r}")
+    raise InvalidArgumentError(f"Invalid type: {shorten(t)}")
 
 
 def canonical(t: DataType) -> str:
     """A type's spelling in a definition-id: ``int``, ``decimal(9,2)``, ``list<int>``,
-    ``map<string,int>``, ``struct<id:int,name:string>``; no spaces."""
+    ``map<string,int>``, ``struct<id:int,name:string>``; no spaces. A type nested more than
+    :data:`MAX_TYPE_DEPTH` levels deep raises :class:`~iceview.errors.InvalidArgumentError`."""
+    check_depth(t)
+    return _canonical(t)
+
+
+def _canonical(t: DataType) -> str:
     if isinstance(t, PrimitiveType):
         return t.name
     if isinstance(t, ListType):
-        return f"list<{canonical(t.element)}>"
+        return f"list<{_canonical(t.element)}>"
     if isinstance(t, MapType):
-        return f"map<{canonical(t.key)},{canonical(t.value)}>"
+        return f"map<{_canonical(t.key)},{_canonical(t.value)}>"
     if isinstance(t, StructType):
-        return "struct<" + ",".join(f"{name}:{canonical(ft)}" for name, ft in t.fields) + ">"
-    raise InvalidArgumentError(f"Invalid type: {t!r}")
+        return "struct<" + ",".join(f"{name}:{_canonical(ft)}" for name, ft in t.fields) + ">"
+    raise InvalidArgumentError(f"Invalid type: {shorten(t)}")
+
+
+def _walk(t: object, path: str) -> Iterator[tuple[object, str]]:
+    """Every type in ``t`` with its JSON path, in document order (iteratively)."""
+    stack: list[tuple[object, str]] = [(t, path)]
+    while stack:
+        node, where = stack.pop()
+        yield node, where
+        if isinstance(node, ListType):
+            stack.append((node.element, child(where, "element")))
+        elif isinstance(node, MapType):
+            stack.append((node.value, child(where, "value")))
+            stack.append((node.key, child(where, "key")))
+        elif isinstance(node, StructType) and type(node.fields) is tuple:
+            fields = [f for f in enumerate(node.fields) if type(f[1]) is tuple and len(f[1]) == 2]
+            for i, (_name, ft) in reversed(fields):
+                stack.append((ft, child(child(child(where, "fields"), i), "type")))
 
 
 def ambiguous_field_names(t: DataType, path: str = "$") -> list[tuple[str, str]]:
@@ -231,31 +305,50 @@ def ambiguous_field_names(t: DataType, path: str = "$") -> list[tuple[str, str]]
     or containing whitespace, ``,`` ``:`` ``<`` ``>`` a backquote or a quote), each with the JSON
     path of its ``name``, in document order."""
     found: list[tuple[str, str]] = []
-    if isinstance(t, ListType):
-        found += ambiguous_field_names(t.element, child(path, "element"))
-    elif isinstance(t, MapType):
-        found += ambiguous_field_names(t.key, child(path, "key"))
-        found += ambiguous_field_names(t.value, child(path, "value"))
-    elif isinstance(t, StructType):
-        for i, (name, ft) in enumerate(t.fields):
-            fpath = child(child(path, "fields"), i)
-            if type(name) is not str or not name or _AMBIGUOUS.search(name):
-                found.append((name, child(fpath, "name")))
-            found += ambiguous_field_names(ft, child(fpath, "type"))
+    for node, where in _walk(t, path):
+        if isinstance(node, StructType) and type(node.fields) is tuple:
+            for i, f in enumerate(node.fields):
+                if type(f) is not tuple or len(f) != 2:
+                    continue
+                name = f[0]
+                if type(name) is not str or not name or _AMBIGUOUS.search(name):
+                    found.append((name, child(child(child(where, "fields"), i), "name")))
+    return found
+
+
+def ambiguous_crs(t: DataType, path: str = "$") -> list[tuple[str, str]]:
+    """The geometry/geography CRSs in ``t`` that a definition-id could not carry unambiguously
+    (containing ``<``, ``>``, a backquote, a quote, whitespace or ``,``), each with the JSON path
+    of its type, in document order."""
+    found: list[tuple[str, str]] = []
+    for node, where in _walk(t, path):
+        if isinstance(node, PrimitiveType) and type(node.name) is str:
+            m = _CRS.match(node.name)
+            if m and _AMBIGUOUS_CRS.search(m.group(1)):
+                found.append((node.name, where))
     return found
 
 
 def definition_id(types: Sequence[DataType]) -> str:
     """The definition-id of a signature: the parameters' canonical types joined by ``,`` (the
-    empty string for no parameters). Strict: a struct field name that would make it ambiguous
-    raises :class:`~iceview.errors.InvalidArgumentError` naming the field and the parameter."""
+    empty string for no parameters). Strict: a type nested more than :data:`MAX_TYPE_DEPTH`
+    levels deep, or a struct field name or a CRS that would make it ambiguous, raises
+    :class:`~iceview.errors.InvalidArgumentError` naming the parameter."""
+    if isinstance(types, (str, bytes)) or not isinstance(types, Sequence):
+        raise InvalidArgumentError(f"Invalid parameter types: {shorten(types)} (a sequence of types)")
     for index, t in enumerate(types):
+        check_depth(t, f"type of parameter {index}")
         for name, where in ambiguous_field_names(t, f"$.parameters[{index}].type"):
             raise InvalidArgumentError(
-                f"Invalid struct field name {name!r} in parameter {index} (at {where}): a definition-id "
+                f"Invalid struct field name {shorten(name)} in parameter {index} (at {where}): a definition-id "
                 "cannot carry an empty name or one with whitespace, ',', ':', '<', '>', '`', '\"' or \"'\""
             )
-    return ",".join(canonical(t) for t in types)
+        for crs, where in ambiguous_crs(t, f"$.parameters[{index}].type"):
+            raise InvalidArgumentError(
+                f"Invalid CRS in {shorten(crs, raw=True)} in parameter {index} (at {where}): a definition-id "
+                "cannot carry a CRS with whitespace, ',', '<', '>', '`', '\"' or \"'\""
+            )
+    return ",".join(_canonical(t) for t in types)
 
 
 # ------------------------------------------------------------------ lenient definition-id match
@@ -359,4 +452,6 @@ def matches_definition_id(text: str, types: Sequence[DataType]) -> bool:
 
     if not types:
         return _skip_space(text, 0) == len(text)
+    if any(too_deep(t) for t in types):
+        return False
     return from_param(0, 0)

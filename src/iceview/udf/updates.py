@@ -2,8 +2,11 @@
 
 No standard exists for these yet (the REST spec has only ``loadFunction``): the forms here are an
 iceview extension, shaped like the view ones (``{"action": "set-location", "location": ...}``,
-``{"type": "assert-create"}``), kebab-case as the REST spec names things. The builder records
-updates as it works (:attr:`iceview.udf.FunctionMetadata.changes`) and
+``{"type": "assert-create"}``), kebab-case as the REST spec names things. Those a view has too
+(``assign-uuid``, ``upgrade-format-version``, ``set-location``, ``set-properties``,
+``remove-properties``) are defined once for both formats (:mod:`iceview.spec.common_updates`)
+and named here; the UDF form does not read the view form's legacy ``updated`` and ``removed``.
+The builder records updates as it works (:attr:`iceview.udf.FunctionMetadata.changes`) and
 :func:`iceview.udf.apply` replays them on a base, checking requirements first.
 """
 
@@ -15,6 +18,16 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 from iceview.errors import CommitFailedError, InvalidArgumentError
+from iceview.spec.common_updates import (
+    COMMON_UPDATE_TYPES,
+    AssignUUID,
+    CommonUpdate,
+    RemoveProperties,
+    SetLocation,
+    SetProperties,
+    UpgradeFormatVersion,
+    common_update_from_dict,
+)
 from iceview.spec.jsonutil import (
     child,
     fail,
@@ -22,11 +35,10 @@ from iceview.spec.jsonutil import (
     get_field,
     get_int,
     get_string,
-    get_string_map,
     get_string_or_none,
     node_str,
+    shorten,
 )
-from iceview.spec.version import FrozenDict
 from iceview.udf.codec import definition_from_dict, definition_to_dict, version_from_dict, version_to_dict
 from iceview.udf.model import DefinitionVersion, FunctionDefinition, FunctionMetadata
 from iceview.udf.types import canonical
@@ -54,69 +66,6 @@ __all__ = [
 ]
 
 LAST_ADDED = -1
-
-
-@dataclass(frozen=True, slots=True)
-class AssignUUID:
-    """Set the function's uuid."""
-
-    uuid: str
-    action: ClassVar[str] = "assign-uuid"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "uuid": self.uuid}
-
-
-@dataclass(frozen=True, slots=True)
-class UpgradeFormatVersion:
-    """Raise the format version."""
-
-    format_version: int
-    action: ClassVar[str] = "upgrade-format-version"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "format-version": self.format_version}
-
-
-@dataclass(frozen=True, slots=True)
-class SetLocation:
-    """Set the function's base location."""
-
-    location: str
-    action: ClassVar[str] = "set-location"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "location": self.location}
-
-
-@dataclass(frozen=True, slots=True)
-class SetProperties:
-    """Set properties."""
-
-    updates: Mapping[str, str]
-    action: ClassVar[str] = "set-properties"
-
-    def __post_init__(self) -> None:
-        if type(self.updates) is not FrozenDict:
-            object.__setattr__(self, "updates", FrozenDict(self.updates))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "updates": dict(self.updates)}
-
-
-@dataclass(frozen=True, slots=True)
-class RemoveProperties:
-    """Remove properties."""
-
-    removals: tuple[str, ...]
-    action: ClassVar[str] = "remove-properties"
-
-    def __post_init__(self) -> None:
-        if type(self.removals) is not tuple:
-            object.__setattr__(self, "removals", tuple(self.removals))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "removals": list(self.removals)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,11 +146,7 @@ class RemoveDefinition:
 
 
 UPDATE_TYPES = (
-    AssignUUID,
-    UpgradeFormatVersion,
-    SetLocation,
-    SetProperties,
-    RemoveProperties,
+    *COMMON_UPDATE_TYPES,
     SetFunctionDoc,
     SetFunctionSecure,
     AddDefinition,
@@ -211,11 +156,7 @@ UPDATE_TYPES = (
 )
 
 FunctionUpdate = (
-    AssignUUID
-    | UpgradeFormatVersion
-    | SetLocation
-    | SetProperties
-    | RemoveProperties
+    CommonUpdate
     | SetFunctionDoc
     | SetFunctionSecure
     | AddDefinition
@@ -230,7 +171,7 @@ FunctionUpdate = (
 
 @dataclass(frozen=True, slots=True)
 class AssertCreate:
-    """The function must not exist yet."""
+    """The function must not exist yet. Not the view's class: its failure names a function."""
 
     type: ClassVar[str] = "assert-create"
 
@@ -255,7 +196,7 @@ class AssertFunctionUUID:
             object.__setattr__(self, "uuid", str(value))
         elif not isinstance(value, str):
             raise InvalidArgumentError(
-                f"Invalid function UUID for assert-function-uuid: {value!r} (a str or uuid.UUID)"
+                f"Invalid function UUID for assert-function-uuid: {shorten(value)} (a str or uuid.UUID)"
             )
 
     def to_dict(self) -> dict[str, Any]:
@@ -282,8 +223,19 @@ class AssertCurrentDefinitions:
     type: ClassVar[str] = "assert-current-definitions"
 
     def __post_init__(self) -> None:
-        if type(self.current) is not dict:
-            object.__setattr__(self, "current", dict(self.current))
+        current: object = self.current
+        if not isinstance(current, Mapping):
+            raise InvalidArgumentError(
+                f"Invalid current definitions: {'null' if current is None else shorten(current)} "
+                "(a mapping of definition ids to version ids)"
+            )
+        for key, value in current.items():
+            if type(key) is not str or type(value) is not int:
+                raise InvalidArgumentError(
+                    f"Invalid current definition: {shorten(key)}: {shorten(value)} (a str id and an int version)"
+                )
+        if type(current) is not dict:
+            object.__setattr__(self, "current", dict(current))
 
     def __hash__(self) -> int:
         return hash(frozenset(self.current.items()))
@@ -298,7 +250,12 @@ class AssertCurrentDefinitions:
         if base is None:
             raise CommitFailedError("Requirement failed: function does not exist")
         actual = base.current_definition_versions
-        if actual != dict(self.current):
+        expected: dict[str, int] = {}
+        for definition_id, version_id in self.current.items():
+            # canonicalised as look-ups are: "INT" names the definition "int"
+            found = base.definition(definition_id)
+            expected[found.definition_id if found is not None else definition_id] = version_id
+        if actual != expected:
             raise CommitFailedError(
                 "Requirement failed: current definition versions changed: "
                 f"expected {_render(self.current)} != {_render(actual)}"
@@ -309,7 +266,7 @@ FunctionRequirement = AssertCreate | AssertFunctionUUID | AssertCurrentDefinitio
 
 
 def _render(current: Mapping[str, int]) -> str:
-    return "{" + ", ".join(f"{d!r}: {v}" for d, v in sorted(current.items())) + "}"
+    return "{" + ", ".join(f"{shorten(d)}: {v}" for d, v in sorted(current.items())) + "}"
 
 
 # ------------------------------------------------------------------------------------------ read
@@ -321,22 +278,12 @@ def update_from_dict(obj: Any, path: str = "$") -> FunctionUpdate:
     if type(obj) is not dict:
         raise fail(f"Cannot parse function update from non-object: {node_str(obj)}", path)
     action = get_string(obj, "action", path).lower()
-    if action == AssignUUID.action:
-        return AssignUUID(get_string(obj, "uuid", path))
-    if action == UpgradeFormatVersion.action:
-        return UpgradeFormatVersion(get_int(obj, "format-version", path))
-    if action == SetLocation.action:
-        return SetLocation(get_string(obj, "location", path))
-    if action == SetProperties.action:
-        return SetProperties(FrozenDict(get_string_map(obj, "updates", path)))
-    if action == RemoveProperties.action:
-        removals = get_field(obj, "removals", path)
-        if type(removals) is not list or not all(type(k) is str for k in removals):
-            raise fail(
-                f"Cannot parse string array from non-array: {node_str(removals)}", child(path, "removals")
-            )
-        return RemoveProperties(tuple(removals))
+    common = common_update_from_dict(action, obj, path, legacy_names=False)
+    if common is not None:
+        return common
     if action == SetFunctionDoc.action:
+        if "doc" not in obj:  # JSON null removes the doc; a missing field is an error
+            raise fail("Cannot parse missing field: doc", child(path, "doc"))
         return SetFunctionDoc(get_string_or_none(obj, "doc", path))
     if action == SetFunctionSecure.action:
         return SetFunctionSecure(get_bool(obj, "secure", path))
@@ -349,6 +296,12 @@ def update_from_dict(obj: Any, path: str = "$") -> FunctionUpdate:
                 f"{len(definition.versions)}",
                 child(dpath, "versions"),
             )
+        if definition.current_version_id != definition.versions[0].version_id:
+            raise fail(
+                f"Cannot parse add-definition: current-version-id {definition.current_version_id} is not "
+                f"the id of its version ({definition.versions[0].version_id})",
+                child(dpath, "current-version-id"),
+            )
         return AddDefinition(definition)
     if action == AddDefinitionVersion.action:
         version = version_from_dict(get_field(obj, "version", path), child(path, "version"))
@@ -359,7 +312,9 @@ def update_from_dict(obj: Any, path: str = "$") -> FunctionUpdate:
         )
     if action == RemoveDefinition.action:
         return RemoveDefinition(get_string(obj, "definition-id", path))
-    raise fail(f"Cannot parse function update. Invalid action: {action}", child(path, "action"))
+    raise fail(
+        f"Cannot parse function update. Invalid action: {shorten(action, raw=True)}", child(path, "action")
+    )
 
 
 def requirement_from_dict(obj: Any, path: str = "$") -> FunctionRequirement:
@@ -386,8 +341,11 @@ def requirement_from_dict(obj: Any, path: str = "$") -> FunctionRequirement:
             definition_id = get_string(ref, "definition-id", ipath)
             if definition_id in current:
                 raise fail(
-                    f"Definition id {definition_id!r} is named more than once", child(ipath, "definition-id")
+                    f"Definition id {shorten(definition_id)} is named more than once",
+                    child(ipath, "definition-id"),
                 )
             current[definition_id] = get_int(ref, "version-id", ipath)
         return AssertCurrentDefinitions(current)
-    raise fail(f"Cannot parse function requirement. Invalid type: {kind}", child(path, "type"))
+    raise fail(
+        f"Cannot parse function requirement. Invalid type: {shorten(kind, raw=True)}", child(path, "type")
+    )

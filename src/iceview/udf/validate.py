@@ -11,29 +11,36 @@ only in metadata made by hand. Everything else the reader accepts and the writer
 
 from __future__ import annotations
 
-import uuid as uuidlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from iceview.spec.jsonutil import LONG_MAX, LONG_MIN
+import orjson
+
+from iceview.spec.common_updates import is_uuid
+from iceview.spec.jsonutil import LONG_MAX, LONG_MIN, shorten
 from iceview.spec.validate import Problem
 from iceview.udf.model import (
     FUNCTION_TYPES,
     ON_NULL_INPUTS,
+    DefinitionLogEntry,
     DefinitionVersion,
     FunctionDefinition,
     FunctionMetadata,
+    FunctionParameter,
     SQLRepresentation,
     UnknownRepresentation,
 )
 from iceview.udf.types import (
+    MAX_TYPE_DEPTH,
     DataType,
     ListType,
     MapType,
     PrimitiveType,
     StructType,
+    ambiguous_crs,
     ambiguous_field_names,
     canonical,
+    too_deep,
 )
 
 __all__ = [
@@ -54,6 +61,9 @@ CODES = {
     "duplicate-definition-id": "two definitions share a definition-id",
     "definition-id-mismatch": "a definition-id is not the canonical form of its parameter types",
     "ambiguous-field-name": "a struct field name in a parameter type that a definition-id cannot carry",
+    "ambiguous-crs": "a geometry/geography CRS in a parameter type that a definition-id cannot carry",
+    "type-too-deep": "a type nested more than MAX_TYPE_DEPTH (100) levels deep",
+    "invalid-representation": "an unknown representation whose type is sql, or disagrees with its JSON",
     "duplicate-field-name": "two fields of one struct share a name",
     "duplicate-specific-name": "two definitions share a specific-name",
     "empty-parameter-name": "a parameter with an empty name",
@@ -84,6 +94,8 @@ READ_BLOCKING = frozenset(
         "duplicate-version-id",
         "invalid-function-type",
         "invalid-on-null-input",
+        "invalid-representation",
+        "type-too-deep",
     }
 )
 
@@ -122,19 +134,16 @@ def _optional_str(value: Any) -> bool:
 
 
 def _bad(name: str, value: Any, path: str, expected: str) -> Problem:
-    return Problem("invalid-value", f"{name} must be {expected}, not {value!r}", path)
+    return Problem("invalid-value", f"{name} must be {expected}, not {shorten(value)}", path)
 
 
 def _problems(md: FunctionMetadata) -> Iterator[Problem]:
     if type(md.function_uuid) is not str:
         yield _bad("function-uuid", md.function_uuid, "$.function-uuid", "a string")
-    else:
-        try:
-            uuidlib.UUID(md.function_uuid)
-        except ValueError:
-            yield Problem(
-                "invalid-uuid", f"function-uuid is not a UUID: {md.function_uuid!r}", "$.function-uuid"
-            )
+    elif not is_uuid(md.function_uuid):
+        yield Problem(
+            "invalid-uuid", f"function-uuid is not a UUID: {shorten(md.function_uuid)}", "$.function-uuid"
+        )
     if not md.definitions:
         yield Problem("no-definitions", "The function has no definitions", "$.definitions")
     seen_ids: set[str] = set()
@@ -144,18 +153,19 @@ def _problems(md: FunctionMetadata) -> Iterator[Problem]:
         if not isinstance(d, FunctionDefinition):
             yield _bad("A definition", d, path, "a FunctionDefinition")
             continue
-        if d.definition_id in seen_ids:
+        if type(d.definition_id) is str and d.definition_id in seen_ids:
             yield Problem(
                 "duplicate-definition-id",
-                f"Definition id {d.definition_id!r} is used more than once",
+                f"Definition id {shorten(d.definition_id)} is used more than once",
                 f"{path}.definition-id",
             )
-        seen_ids.add(d.definition_id)
+        if type(d.definition_id) is str:
+            seen_ids.add(d.definition_id)
         if d.specific_name is not None and type(d.specific_name) is str:
             if d.specific_name in specific_names:
                 yield Problem(
                     "duplicate-specific-name",
-                    f"Specific name {d.specific_name!r} of definition {i} is already used by definition "
+                    f"Specific name {shorten(d.specific_name)} of definition {i} is already used by definition "
                     f"{specific_names[d.specific_name]}",
                     f"{path}.specific-name",
                 )
@@ -183,6 +193,10 @@ def _definition_problems(d: FunctionDefinition, index: int, path: str) -> Iterat
     types_ok = True
     for j, p in enumerate(d.parameters):
         ppath = f"{path}.parameters[{j}]"
+        if not isinstance(p, FunctionParameter):
+            yield _bad("A parameter", p, ppath, "a FunctionParameter")
+            types_ok = False
+            continue
         if type(p.name) is not str:
             yield _bad("A parameter name", p.name, f"{ppath}.name", "a string")
         elif not p.name:
@@ -192,7 +206,7 @@ def _definition_problems(d: FunctionDefinition, index: int, path: str) -> Iterat
             if folded in names:
                 yield Problem(
                     "duplicate-parameter-name",
-                    f"Parameter name {p.name!r} is used more than once (parameter {names[folded]} and "
+                    f"Parameter name {shorten(p.name)} is used more than once (parameter {names[folded]} and "
                     f"{j}, compared case-insensitively)",
                     f"{ppath}.name",
                 )
@@ -203,10 +217,17 @@ def _definition_problems(d: FunctionDefinition, index: int, path: str) -> Iterat
         types_ok = types_ok and not type_problems
         yield from type_problems
         if not type_problems:
+            for crs, where in ambiguous_crs(p.type, f"{ppath}.type"):
+                yield Problem(
+                    "ambiguous-crs",
+                    f"The CRS of {shorten(crs, raw=True)} cannot be written in a definition-id (it has "
+                    "whitespace, ',', '<', '>', '`', '\"' or \"'\")",
+                    where,
+                )
             for name, where in ambiguous_field_names(p.type, f"{ppath}.type"):
                 yield Problem(
                     "ambiguous-field-name",
-                    f"Struct field name {name!r} cannot be written in a definition-id (it is empty or has "
+                    f"Struct field name {shorten(name)} cannot be written in a definition-id (it is empty or has "
                     "whitespace, ',', ':', '<', '>', '`', '\"' or \"'\")",
                     where,
                 )
@@ -226,7 +247,7 @@ def _definition_problems(d: FunctionDefinition, index: int, path: str) -> Iterat
     if d.function_type not in FUNCTION_TYPES:
         yield Problem(
             "invalid-function-type",
-            f"Invalid function-type: {d.function_type!r} (expected udf or udtf)",
+            f"Invalid function-type: {shorten(d.function_type)} (expected udf or udtf)",
             f"{path}.function-type",
         )
     elif d.function_type == "udtf" and not return_problems and not isinstance(d.return_type, StructType):
@@ -240,33 +261,48 @@ def _definition_problems(d: FunctionDefinition, index: int, path: str) -> Iterat
 
 
 def _type_problems(t: DataType, path: str) -> Iterator[Problem]:
+    if too_deep(t):
+        yield Problem("type-too-deep", f"The type is nested more than {MAX_TYPE_DEPTH} levels deep", path)
+        return
+    yield from _shallow_type_problems(t, path)
+
+
+def _shallow_type_problems(t: DataType, path: str) -> Iterator[Problem]:
     if isinstance(t, PrimitiveType):
         return
     if isinstance(t, ListType):
-        yield from _type_problems(t.element, f"{path}.element")
+        yield from _shallow_type_problems(t.element, f"{path}.element")
     elif isinstance(t, MapType):
-        yield from _type_problems(t.key, f"{path}.key")
-        yield from _type_problems(t.value, f"{path}.value")
+        yield from _shallow_type_problems(t.key, f"{path}.key")
+        yield from _shallow_type_problems(t.value, f"{path}.value")
     elif isinstance(t, StructType):
         names: set[str] = set()
-        for i, (name, ft) in enumerate(t.fields):
+        for i, field in enumerate(t.fields):
             fpath = f"{path}.fields[{i}]"
+            if type(field) is not tuple or len(field) != 2:
+                yield _bad("A struct field", field, fpath, "a (name, type) pair")
+                continue
+            name, ft = field
             if type(name) is not str:
                 yield _bad("A struct field name", name, f"{fpath}.name", "a string")
             elif name in names:
                 yield Problem(
-                    "duplicate-field-name", f"Field name {name!r} is used more than once", f"{fpath}.name"
+                    "duplicate-field-name",
+                    f"Field name {shorten(name)} is used more than once",
+                    f"{fpath}.name",
                 )
             else:
                 names.add(name)
-            yield from _type_problems(ft, f"{fpath}.type")
+            yield from _shallow_type_problems(ft, f"{fpath}.type")
     else:
         yield _bad("A type", t, path, "a PrimitiveType, ListType, MapType or StructType")
 
 
 def _versions_problems(d: FunctionDefinition, path: str) -> Iterator[Problem]:
     if not d.versions:
-        yield Problem("no-versions", f"Definition {d.definition_id!r} has no versions", f"{path}.versions")
+        yield Problem(
+            "no-versions", f"Definition {shorten(d.definition_id)} has no versions", f"{path}.versions"
+        )
     ids: set[int] = set()
     for k, v in enumerate(d.versions):
         vpath = f"{path}.versions[{k}]"
@@ -284,7 +320,7 @@ def _versions_problems(d: FunctionDefinition, path: str) -> Iterator[Problem]:
         elif v.version_id < 1:
             yield Problem(
                 "invalid-version-id",
-                f"Version ids start at 1, but definition {d.definition_id!r} has version {v.version_id}",
+                f"Version ids start at 1, but definition {shorten(d.definition_id)} has version {v.version_id}",
                 f"{vpath}.version-id",
             )
         ids.add(v.version_id)
@@ -294,7 +330,7 @@ def _versions_problems(d: FunctionDefinition, path: str) -> Iterator[Problem]:
     elif d.versions and d.current_version_id not in ids:
         yield Problem(
             "current-version-missing",
-            f"Cannot find current version {d.current_version_id} of definition {d.definition_id!r} in "
+            f"Cannot find current version {d.current_version_id} of definition {shorten(d.definition_id)} in "
             f"its versions: {sorted(ids, key=str)}",
             f"{path}.current-version-id",
         )
@@ -309,6 +345,7 @@ def _version_problems(v: DefinitionVersion, vpath: str) -> Iterator[Problem]:
     for r, rep in enumerate(v.representations):
         rpath = f"{vpath}.representations[{r}]"
         if isinstance(rep, UnknownRepresentation):
+            yield from _unknown_problems(rep, rpath)
             continue
         if not isinstance(rep, SQLRepresentation):
             yield _bad("A representation", rep, rpath, "a SQLRepresentation or UnknownRepresentation")
@@ -333,7 +370,7 @@ def _version_problems(v: DefinitionVersion, vpath: str) -> Iterator[Problem]:
     if v.on_null_input not in ON_NULL_INPUTS:
         yield Problem(
             "invalid-on-null-input",
-            f"Invalid on-null-input: {v.on_null_input!r} (expected call or return-null)",
+            f"Invalid on-null-input: {shorten(v.on_null_input)} (expected call or return-null)",
             f"{vpath}.on-null-input",
         )
     if not _long(v.timestamp_ms):
@@ -343,6 +380,35 @@ def _version_problems(v: DefinitionVersion, vpath: str) -> Iterator[Problem]:
             "negative-timestamp",
             f"Version {v.version_id} has timestamp {v.timestamp_ms}",
             f"{vpath}.timestamp-ms",
+        )
+
+
+def _unknown_problems(rep: UnknownRepresentation, rpath: str) -> Iterator[Problem]:
+    """An unknown representation must be what the reader makes of its JSON: an object whose
+    ``type`` is a string other than ``sql`` (in any case) and lower-cases to ``rep.type``."""
+    raw: Any = rep.raw
+    if not isinstance(raw, Mapping) or not all(type(k) is str for k in raw):
+        yield _bad("An unknown representation's JSON", raw, rpath, "an object")
+        return
+    try:
+        orjson.dumps(dict(raw))
+    except (TypeError, orjson.JSONEncodeError):
+        yield _bad("An unknown representation's JSON", raw, rpath, "JSON values only")
+        return
+    written = raw.get("type")
+    if type(rep.type) is not str or type(written) is not str:
+        yield _bad("An unknown representation's type", written, f"{rpath}.type", "a string")
+    elif written.lower() == "sql" or rep.type.lower() == "sql":
+        yield Problem(
+            "invalid-representation",
+            "An unknown representation cannot have type sql (a SQL representation is a SQLRepresentation)",
+            f"{rpath}.type",
+        )
+    elif written.lower() != rep.type:
+        yield Problem(
+            "invalid-representation",
+            f"An unknown representation of type {shorten(rep.type)} has JSON of type {shorten(written)}",
+            f"{rpath}.type",
         )
 
 
@@ -357,6 +423,9 @@ def _log_problems(md: FunctionMetadata) -> Iterator[Problem]:
     log = md.definition_log
     for k, entry in enumerate(log):
         path = f"$.definition-log[{k}]"
+        if not isinstance(entry, DefinitionLogEntry):
+            yield _bad("A definition-log entry", entry, path, "a DefinitionLogEntry")
+            continue
         if not _long(entry.timestamp_ms):
             yield _bad("timestamp-ms", entry.timestamp_ms, f"{path}.timestamp-ms", "a long")
         elif entry.timestamp_ms < 0:
@@ -366,22 +435,23 @@ def _log_problems(md: FunctionMetadata) -> Iterator[Problem]:
                 f"{path}.timestamp-ms",
             )
         named: set[str] = set()
-        for j, (definition_id, version_id) in enumerate(entry.definition_versions):
+        for j, pair in enumerate(entry.definition_versions):
             rpath = f"{path}.definition-versions[{j}]"
-            if type(definition_id) is not str or not _int(version_id):
-                yield _bad("A definition version", (definition_id, version_id), rpath, "(str, int)")
+            if type(pair) is not tuple or len(pair) != 2 or type(pair[0]) is not str or not _int(pair[1]):
+                yield _bad("A definition version", pair, rpath, "(str, int)")
                 continue
+            definition_id, version_id = pair
             if definition_id in named:
                 yield Problem(
                     "log-duplicate-definition",
-                    f"Definition-log entry {k} names definition {definition_id!r} more than once",
+                    f"Definition-log entry {k} names definition {shorten(definition_id)} more than once",
                     f"{rpath}.definition-id",
                 )
             named.add(definition_id)
             if (definition_id, version_id) not in existing:
                 yield Problem(
                     "log-unknown-version",
-                    f"Definition-log entry {k} names version {version_id} of definition {definition_id!r}, "
+                    f"Definition-log entry {k} names version {version_id} of definition {shorten(definition_id)}, "
                     "which does not exist",
                     rpath,
                 )
@@ -396,7 +466,7 @@ def _log_problems(md: FunctionMetadata) -> Iterator[Problem]:
             f"The definition log is empty, but the current definition versions are {_pairs(current)}",
             "$.definition-log",
         )
-    elif set(log[-1].definition_versions) != current:
+    elif isinstance(log[-1], DefinitionLogEntry) and set(log[-1].definition_versions) != current:
         yield Problem(
             "log-current-mismatch",
             f"The last definition-log entry sets {_pairs(log[-1].definition_versions)}, but the current "
@@ -406,9 +476,15 @@ def _log_problems(md: FunctionMetadata) -> Iterator[Problem]:
 
 
 def _pairs(pairs: Any) -> str:
-    return "{" + ", ".join(f"{d!r}: {v}" for d, v in sorted(pairs, key=str)) + "}"
+    shown = (
+        f"{shorten(p[0])}: {shorten(p[1])}" if type(p) is tuple and len(p) == 2 else shorten(p) for p in pairs
+    )
+    return "{" + ", ".join(sorted(shown)) + "}"
 
 
 def mismatch_message(index: int, written: str, expected: str) -> str:
     """The text for a definition-id that is not its parameters' (the reader's too)."""
-    return f"Definition {index} has definition-id {written!r}, but its parameter types give {expected!r}"
+    return (
+        f"Definition {index} has definition-id {shorten(written)}, but its parameter types give "
+        f"{shorten(expected)}"
+    )
