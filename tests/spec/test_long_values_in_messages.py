@@ -85,3 +85,23 @@ def test_uuid_forms_java_refuses_are_refused(uuid: str) -> None:
     with pytest.raises(InvalidArgumentError):
         uuid_update(None, uuid)
     assert uuid_update(None, "42FD3F91-BC10-41C1-8A52-92B57DD0A9B2") is not None
+
+
+def test_a_huge_view_update_action_or_requirement_type_gives_a_short_message() -> None:
+    from iceview.spec import requirement_from_dict, update_from_dict
+
+    for parse, field in ((update_from_dict, "action"), (requirement_from_dict, "type")):
+        with pytest.raises(InvalidMetadataError) as info:
+            parse({field: BIG})
+        assert len(str(info.value)) < 1_000
+        assert f"... ({len(BIG)} characters)" in str(info.value)
+        assert info.value.path == f"$.{field}"
+
+
+def test_a_huge_non_string_uuid_in_a_view_requirement_gives_a_short_message() -> None:
+    from iceview.spec import AssertViewUUID
+
+    with pytest.raises(InvalidArgumentError) as info:
+        AssertViewUUID([BIG])  # type: ignore[arg-type]
+    assert len(str(info.value)) < 1_000
+    assert str(info.value).startswith("Invalid view UUID for assert-view-uuid: ['xxx")

@@ -14,8 +14,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
+from uuid import UUID
 
-from iceview.errors import InvalidArgumentError, InvalidUpdateError, ValidationError
+from iceview.errors import CommitFailedError, InvalidArgumentError, InvalidUpdateError, ValidationError
 from iceview.spec._json import (
     child,
     fail,
@@ -37,12 +38,14 @@ __all__ = [
     "SetLocation",
     "SetProperties",
     "UpgradeFormatVersion",
+    "check_uuid_requirement",
     "common_update_from_dict",
     "is_uuid",
     "location_update",
     "properties_update",
     "removals_update",
     "replay",
+    "requirement_uuid",
     "uuid_update",
 ]
 
@@ -182,6 +185,28 @@ def is_uuid(value: object) -> bool:
     ``UUID.fromString`` refuses the forms Python's ``uuid.UUID`` also takes (``urn:uuid:...``,
     braces, 32 bare hex digits), so they are refused here too."""
     return type(value) is str and _UUID.fullmatch(value) is not None
+
+
+def requirement_uuid(value: object, kind: str, noun: str) -> str:
+    """The uuid a uuid requirement (``assert-view-uuid``, ``assert-function-uuid``) carries, as
+    text: a :class:`uuid.UUID` (what a handle's ``uuid`` is) as its str form; anything but a str
+    raises :class:`~iceview.errors.InvalidArgumentError`."""
+    if isinstance(value, UUID):
+        return str(value)
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"Invalid {noun} UUID for {kind}: {shorten(value)} (a str or uuid.UUID)")
+    return value
+
+
+def check_uuid_requirement(actual: str | None, expected: str, noun: str) -> None:
+    """A uuid requirement against the base's uuid (``None``: no base), compared
+    case-insensitively as Java does; a failure is :class:`~iceview.errors.CommitFailedError`."""
+    if actual is None:
+        raise CommitFailedError(f"Requirement failed: {noun} does not exist")
+    if actual.lower() != expected.lower():
+        raise CommitFailedError(
+            f"Requirement failed: {noun} UUID does not match: expected {actual} != {expected}"
+        )
 
 
 def uuid_update(current: str | None, uuid: str | None) -> AssignUUID | None:

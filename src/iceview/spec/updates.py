@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
-from uuid import UUID
 
 from pyiceberg.schema import Schema
 
-from iceview.errors import CommitFailedError, InvalidArgumentError
-from iceview.spec._json import child, fail, get_field, get_int, get_string, node_str
+from iceview.errors import CommitFailedError
+from iceview.spec._json import child, fail, get_field, get_int, get_string, node_str, shorten
 from iceview.spec.common_updates import (
     COMMON_UPDATE_TYPES,
     AssignUUID,
@@ -22,8 +21,10 @@ from iceview.spec.common_updates import (
     SetLocation,
     SetProperties,
     UpgradeFormatVersion,
+    check_uuid_requirement,
     common_update_from_dict,
     replay,
+    requirement_uuid,
 )
 from iceview.spec.schema import normalize_schema_json, schema_from_json, schema_to_json
 
@@ -104,24 +105,13 @@ class AssertViewUUID:
 
     def __post_init__(self) -> None:
         # View.uuid is a uuid.UUID: take it as its text, the form the metadata and REST carry
-        value: object = self.uuid
-        if isinstance(value, UUID):
-            object.__setattr__(self, "uuid", str(value))
-        elif not isinstance(value, str):
-            raise InvalidArgumentError(
-                f"Invalid view UUID for assert-view-uuid: {value!r} (a str or uuid.UUID)"
-            )
+        object.__setattr__(self, "uuid", requirement_uuid(self.uuid, self.type, "view"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "uuid": self.uuid}
 
     def validate(self, base: ViewMetadata | None) -> None:
-        if base is None:
-            raise CommitFailedError("Requirement failed: view does not exist")
-        if base.uuid.lower() != self.uuid.lower():
-            raise CommitFailedError(
-                f"Requirement failed: view UUID does not match: expected {base.uuid} != {self.uuid}"
-            )
+        check_uuid_requirement(None if base is None else base.uuid, self.uuid, "view")
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +182,9 @@ def update_from_dict(obj: Any, path: str = "$") -> ViewUpdate:
         )
     if action == SetCurrentViewVersion.action:
         return SetCurrentViewVersion(get_int(obj, "view-version-id", path))
-    raise fail(f"Cannot parse metadata update. Invalid action: {action}", child(path, "action"))
+    raise fail(
+        f"Cannot parse metadata update. Invalid action: {shorten(action, raw=True)}", child(path, "action")
+    )
 
 
 def requirement_from_dict(obj: Any, path: str = "$") -> ViewRequirement:
@@ -206,7 +198,7 @@ def requirement_from_dict(obj: Any, path: str = "$") -> ViewRequirement:
         return AssertCreate()
     if kind == AssertCurrentViewVersion.type:
         return AssertCurrentViewVersion(get_int(obj, "view-version-id", path))
-    raise fail(f"Cannot parse view requirement. Invalid type: {kind}", child(path, "type"))
+    raise fail(f"Cannot parse view requirement. Invalid type: {shorten(kind, raw=True)}", child(path, "type"))
 
 
 def apply(

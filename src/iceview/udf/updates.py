@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
-from uuid import UUID
 
 from iceview.errors import CommitFailedError, InvalidArgumentError
 from iceview.spec.common_updates import (
@@ -26,7 +25,9 @@ from iceview.spec.common_updates import (
     SetLocation,
     SetProperties,
     UpgradeFormatVersion,
+    check_uuid_requirement,
     common_update_from_dict,
+    requirement_uuid,
 )
 from iceview.spec.jsonutil import (
     child,
@@ -191,24 +192,13 @@ class AssertFunctionUUID:
     type: ClassVar[str] = "assert-function-uuid"
 
     def __post_init__(self) -> None:
-        value: object = self.uuid
-        if isinstance(value, UUID):
-            object.__setattr__(self, "uuid", str(value))
-        elif not isinstance(value, str):
-            raise InvalidArgumentError(
-                f"Invalid function UUID for assert-function-uuid: {shorten(value)} (a str or uuid.UUID)"
-            )
+        object.__setattr__(self, "uuid", requirement_uuid(self.uuid, self.type, "function"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "uuid": self.uuid}
 
     def validate(self, base: FunctionMetadata | None) -> None:
-        if base is None:
-            raise CommitFailedError("Requirement failed: function does not exist")
-        if base.function_uuid.lower() != self.uuid.lower():
-            raise CommitFailedError(
-                f"Requirement failed: function UUID does not match: expected {base.function_uuid} != {self.uuid}"
-            )
+        check_uuid_requirement(None if base is None else base.function_uuid, self.uuid, "function")
 
 
 @dataclass(frozen=True, slots=True)
