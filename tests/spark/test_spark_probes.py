@@ -185,12 +185,13 @@ def test_a_guard_passes_exactly_the_remembered_types(lake: Lake) -> None:
         assert paired is not None and "(`__c0`, `__c1`)" in paired
         for actual in names:
             same = actual.replace(" ", "") == remembered.replace(" ", "")
-            for cols, g in (([actual], guard), ([actual, "STRING"], paired), ([remembered, actual], None)):
-                if g is None:  # the second column checked: remembered STRING
-                    g, same_here = paired, actual == "STRING"
-                else:
-                    same_here = same
-                if _passes(spark, g, cols) != same_here:
+            cases = (
+                ([actual], guard, same),
+                ([actual, "STRING"], paired, same),
+                ([remembered, actual], paired, actual == "STRING"),  # the second column: STRING remembered
+            )
+            for cols, g, expected in cases:
+                if _passes(spark, g, cols) != expected:
                     wrong.append(f"remembered {remembered}, actual {cols}")
     assert not wrong
 
