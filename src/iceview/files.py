@@ -25,10 +25,10 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
-from pyiceberg.io import PY_IO_IMPL, FileIO, InputFile, InputStream, OutputFile, OutputStream, load_file_io
+from pyiceberg.io import PY_IO_IMPL, FileIO, load_file_io
 
 from iceview.errors import (
     InvalidArgumentError,
@@ -38,7 +38,13 @@ from iceview.errors import (
     NotFoundError,
     UnsupportedOperationError,
 )
+from iceview.localfs import LocalFileIO
+from iceview.localfs import is_local as _is_local
+from iceview.localfs import local_path as _local_path
 from iceview.spec import ViewMetadata
+
+if TYPE_CHECKING:
+    from iceview.udf import FunctionMetadata
 
 __all__ = [
     "ALLOW_EXTERNAL_LOCATIONS",
@@ -60,8 +66,10 @@ __all__ = [
     "metadata_dir",
     "new_metadata_location",
     "parse_version",
+    "read_function_metadata",
     "read_metadata",
     "same_file",
+    "write_function_metadata",
     "write_metadata",
 ]
 
@@ -291,224 +299,37 @@ def file_io_for(location: str, properties: Mapping[str, str] | None = None) -> F
     return LocalFileIO(props)
 
 
-def _is_local(location: str) -> bool:
-    """A bare path (or none, ``""``) or a ``file:`` URI."""
-    if os.path.splitdrive(location)[0]:  # C:\\... on Windows
-        return True
-    return urlparse(location).scheme in ("", "file")
-
-
-def _local_path(location: str) -> str:
-    """The path of a bare path or a ``file:`` URI (``file:/p``, ``file:///p``), as PyIceberg's
-    FileIOs read it: a bare path is made absolute, and nothing is unquoted."""
-    parsed = urlparse(location)
-    if parsed.scheme != "file" or os.path.splitdrive(location)[0]:
-        return os.path.abspath(location)
-    return parsed.path
-
-
-class _LocalFile:
-    """What a local input file and a local output file share: the path, its size, existence."""
-
-    def __init__(self, location: str) -> None:
-        super().__init__(location)  # type: ignore[call-arg] # InputFile's or OutputFile's
-        self._path = _local_path(location)
-
-    def __len__(self) -> int:
-        return os.path.getsize(self._path)
-
-    def exists(self) -> bool:
-        return os.path.exists(self._path)
-
-
-class _LocalInputFile(_LocalFile, InputFile):
-    def open(self, seekable: bool = True) -> InputStream:
-        return open(self._path, "rb")
-
-
-class _AtomicLocalStream:
-    """What :meth:`_LocalOutputFile.create` hands out: bytes go to a hidden temporary file beside
-    the target (``.<name>.<hex>.tmp``: never taken for a metadata file), which appears under the
-    target's name, whole, only when the stream is closed without an exception. A writer that fails
-    (or is killed) mid-write leaves no file at the target; one that fails with an exception leaves
-    no temporary file either.
-
-    The target appears by ``os.link`` (which fails on an existing name, so exclusive creation is
-    still decided by the operating system), or by ``os.replace`` with ``overwrite``. Where a file
-    system has no hard links, an existence check and ``os.rename`` stand in."""
-
-    def __init__(self, path: str, overwrite: bool) -> None:
-        self._path = path
-        self._overwrite = overwrite
-        folder, name = os.path.split(path)
-        self._temp = os.path.join(folder, f".{name}.{uuidlib.uuid4().hex[:16]}.tmp")
-        self._file = open(self._temp, "xb")  # noqa: SIM115 - closed by close() or __exit__
-        self._done = False
-
-    def write(self, b: bytes) -> int:
-        return self._file.write(b)
-
-    def tell(self) -> int:
-        return self._file.tell()
-
-    def flush(self) -> None:
-        self._file.flush()
-
-    @property
-    def closed(self) -> bool:
-        return self._done
-
-    def close(self) -> None:
-        """Finish: the bytes reach the disk, then the target's name."""
-        if self._done:
-            return
-        self._done = True
-        try:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
-            self._publish()
-        except BaseException:
-            self._discard()
-            raise
-
-    def abort(self) -> None:
-        """Give up: the temporary file goes, the target is not touched."""
-        if self._done:
-            return
-        self._done = True
-        self._discard()
-
-    def _publish(self) -> None:
-        if self._overwrite:
-            os.replace(self._temp, self._path)
-            return
-        try:
-            os.link(self._temp, self._path)  # FileExistsError if the name is taken
-        except FileExistsError:
-            raise
-        except OSError:  # no hard links here (some network and FAT file systems)
-            if os.path.lexists(self._path):
-                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), self._path) from None
-            os.rename(self._temp, self._path)
-            return
-        os.unlink(self._temp)
-
-    def _discard(self) -> None:
-        with contextlib.suppress(OSError):
-            self._file.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._temp)
-
-    def __enter__(self) -> _AtomicLocalStream:
-        return self
-
-    def __exit__(
-        self, exctype: type[BaseException] | None, excinst: BaseException | None, exctb: Any
-    ) -> None:
-        if exctype is None:
-            self.close()
-        else:
-            self.abort()
-
-    def __del__(self) -> None:  # dropped without close(): nothing is published
-        with contextlib.suppress(Exception):
-            self.abort()
-
-
-class _LocalOutputFile(_LocalFile, OutputFile):
-    def to_input_file(self) -> InputFile:
-        return _LocalInputFile(self.location)
-
-    def create(self, overwrite: bool = False) -> OutputStream:
-        """Open for writing, making missing folders; the file appears whole, under its name, when
-        the stream is closed (:class:`_AtomicLocalStream`). Without ``overwrite`` an existing file
-        is ``FileExistsError``: here already when it exists, and decided by the operating system
-        (a hard link cannot replace a name) when another writer got there in between."""
-        if len(os.fsencode(self._path)) >= _PATH_MAX:
-            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), self._path[:300])
-        folder = os.path.dirname(self._path)
-        if folder:
-            _make_folders(folder)
-        if not overwrite and os.path.lexists(self._path):
-            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), self._path)
-        return _AtomicLocalStream(self._path, overwrite)
-
-
-_PATH_MAX = 4096  # Linux's PATH_MAX; os.makedirs recurses once per missing folder
-
-
-def _make_folders(folder: str) -> None:
-    """``os.makedirs(folder, exist_ok=True)`` without recursion (a path of 3,000 folders overflowed
-    Python's stack)."""
-    missing: list[str] = []
-    while folder and not os.path.isdir(folder):
-        missing.append(folder)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    for path in reversed(missing):
-        try:
-            os.mkdir(path)
-        except FileExistsError:
-            if not os.path.isdir(path):
-                raise
-
-
-class LocalFileIO(FileIO):
-    """PyIceberg's FileIO interface over the local file system, for metadata files in local paths
-    and ``file:`` URIs: plain file operations, so that reading one metadata file does not load
-    PyArrow (about half a second of start-up for every command). Other locations (a view whose
-    metadata lies in ``s3://`` in a catalog with a local warehouse) go to PyIceberg's FileIO for
-    them, with the same properties."""
-
-    def __init__(self, properties: Mapping[str, str] | None = None) -> None:
-        super().__init__(dict(properties or {}))
-        self._others: dict[str, FileIO] = {}
-
-    def _other(self, location: str) -> FileIO | None:
-        if _is_local(location):
-            return None
-        scheme = urlparse(location).scheme
-        if scheme not in self._others:
-            self._others[scheme] = load_file_io(dict(self.properties), location)
-        return self._others[scheme]
-
-    def new_input(self, location: str) -> InputFile:
-        other = self._other(location)
-        return other.new_input(location) if other is not None else _LocalInputFile(location)
-
-    def new_output(self, location: str) -> OutputFile:
-        other = self._other(location)
-        return other.new_output(location) if other is not None else _LocalOutputFile(location)
-
-    def delete(self, location: str | InputFile | OutputFile) -> None:
-        """Delete a file; ``FileNotFoundError`` if there is none."""
-        name = location if isinstance(location, str) else location.location
-        other = self._other(name)
-        if other is not None:
-            other.delete(name)
-            return
-        os.remove(_local_path(name))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"properties": dict(self.properties)}  # the delegates are made again when needed
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["properties"])  # type: ignore[misc]
-
-
 def read_metadata(
     location: str, io: FileIO | None = None, properties: Mapping[str, str] | None = None
 ) -> ViewMetadata:
-    """Read a metadata file. The result's ``metadata_file_location`` is ``location``.
+    """Read a view metadata file. The result's ``metadata_file_location`` is ``location``.
 
     Raises :class:`NotFoundError` if the file does not exist, and :class:`InvalidMetadataError`
     (naming the file) if it is not valid view metadata, including corrupt gzip.
     """
+    raw = _read_json(location, io or file_io_for(location, properties))
+    try:
+        return ViewMetadata.from_json(raw, metadata_location=location)
+    except InvalidMetadataError as e:
+        raise e.with_location(location) from None
+
+
+def read_function_metadata(
+    location: str, io: FileIO | None = None, properties: Mapping[str, str] | None = None
+) -> FunctionMetadata:
+    """Read a SQL UDF metadata file (:mod:`iceview.udf`), as :func:`read_metadata` reads a view's."""
+    from iceview.udf import function_metadata_from_json
+
+    raw = _read_json(location, io or file_io_for(location, properties))
+    try:
+        return function_metadata_from_json(raw, metadata_location=location)
+    except InvalidMetadataError as e:
+        raise e.with_location(location) from None
+
+
+def _read_json(location: str, io: FileIO) -> bytes:
+    """The bytes of a metadata file, gunzipped when its name says gzip."""
     codec = codec_for(location)
-    io = io or file_io_for(location, properties)
     try:
         with io.new_input(location).open() as stream:
             raw = stream.read()
@@ -525,10 +346,7 @@ def read_metadata(
             raise InvalidMetadataError(
                 f"Failed to read json file: {location}: bad gzip data: {e}", "$", location
             ) from None
-    try:
-        return ViewMetadata.from_json(raw, metadata_location=location)
-    except InvalidMetadataError as e:
-        raise e.with_location(location) from None
+    return bytes(raw)
 
 
 def write_metadata(
@@ -541,9 +359,27 @@ def write_metadata(
 ) -> None:
     """Write ``metadata`` as compact JSON to ``location``, gzip chosen from the name. The catalog
     overwrites (each new file name holds a fresh uuid); ``overwrite=False`` refuses an existing file."""
+    _write_json(metadata.to_json().encode(), location, io or file_io_for(location, properties), overwrite)
+
+
+def write_function_metadata(
+    metadata: FunctionMetadata,
+    location: str,
+    io: FileIO | None = None,
+    *,
+    overwrite: bool = True,
+    properties: Mapping[str, str] | None = None,
+) -> None:
+    """Write SQL UDF metadata (strictly: :func:`iceview.udf.function_metadata_to_json` refuses what
+    ``validate`` finds), as :func:`write_metadata` writes a view's."""
+    from iceview.udf import function_metadata_to_json
+
+    data = function_metadata_to_json(metadata).encode()
+    _write_json(data, location, io or file_io_for(location, properties), overwrite)
+
+
+def _write_json(data: bytes, location: str, io: FileIO, overwrite: bool) -> None:
     codec = codec_for(location)
-    data = metadata.to_json().encode()
-    io = io or file_io_for(location, properties)
     # PyArrow's output streams compress on their own when a name ends in ".gz"
     if codec is Codec.GZIP and not (location.endswith(".gz") and _compresses_by_extension(io)):
         data = gzip.compress(data, mtime=0)

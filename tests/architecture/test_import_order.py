@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("format", ("iceview.spec", "iceview.udf")),
     ("identifiers", ("iceview.identifiers",)),
     ("sql", ("iceview.sql",)),
-    ("files", ("iceview.files",)),
+    ("files", ("iceview.files", "iceview.localfs")),
     ("view", ("iceview.view",)),
     ("catalog", ("iceview.catalog",)),
     ("server", ("iceview.server",)),

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 from catalog_support import SCHEMA
 
-from iceview import files
+from iceview import files, localfs
 from iceview.catalog import SqlCatalog, load_catalog
 from iceview.catalog.interface import close_table_catalog
 from iceview.catalog.orphans import metadata_orphans
@@ -208,7 +208,7 @@ def test_allow_external_locations_relaxes_the_rule_and_a_drop_leaves_outside_fil
         assert view.metadata_location.startswith(str(outside / "v" / "metadata"))
     finally:
         free.close()
-    written = Path(files._local_path(view.metadata_location))
+    written = Path(localfs.local_path(view.metadata_location))
     assert written.exists()
     assert catalog.drop_view("ns.v")  # the confined catalog drops the entry, not the file
     assert written.exists()
@@ -218,7 +218,7 @@ def test_without_a_warehouse_nothing_is_confined(tmp_path: Path, outside: Path) 
     bare = load_catalog("bare", type="sql", uri=f"sqlite:///{tmp_path}/bare.db")
     try:
         view = create(bare, "v", default_namespace=(), location=str(outside / "v"))
-        assert Path(files._local_path(view.metadata_location)).exists()
+        assert Path(localfs.local_path(view.metadata_location)).exists()
     finally:
         bare.close()
 
@@ -232,7 +232,7 @@ def test_purge_leaves_files_outside_the_warehouse(catalog: SqlCatalog, tmp_path:
         table = tables.create_table(("ns", "t"), pa.schema([("id", pa.int64())]))
         table.append(pa.table({"id": [1, 2]}))
         table = tables.load_table(("ns", "t"))
-        doc = json.loads(Path(files._local_path(table.metadata_location)).read_text())
+        doc = json.loads(Path(localfs.local_path(table.metadata_location)).read_text())
         victim = outside / "victim.metadata.json"
         spellings = [str(victim), f"file:{victim}", f"file://{tmp_path}/wh/../outside/victim.metadata.json",
                      f"file://{tmp_path}/wh/link/victim.metadata.json"]  # fmt: skip
@@ -262,8 +262,8 @@ def test_orphans_are_listed_and_old_ones_deleted_inside_the_warehouse(
     view = create(catalog)
     for i in range(3):
         view = view.update_properties().set("k", str(i)).commit()
-    folder = Path(files._local_path(files.metadata_dir(view.location, view.properties)))
-    current = Path(files._local_path(view.metadata_location))
+    folder = Path(localfs.local_path(files.metadata_dir(view.location, view.properties)))
+    current = Path(localfs.local_path(view.metadata_location))
     every = sorted(p.name for p in folder.iterdir())
     assert len(every) == 4
     # a file registered as another view is not an orphan; a foreign or broken file is never one
@@ -273,7 +273,7 @@ def test_orphans_are_listed_and_old_ones_deleted_inside_the_warehouse(
     )
     (folder / "99998-broken.metadata.json").write_text("{")
     report = metadata_orphans(catalog, "ns.v")
-    names = [Path(files._local_path(o.location)).name for o in report.orphans]
+    names = [Path(localfs.local_path(o.location)).name for o in report.orphans]
     # the current file and the previous pointer (the row's previous_metadata_location) stay
     assert names == [every[1]]
     assert current.name not in names and every[2] not in names

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from iceview import files
+from iceview import files, localfs
 from iceview.errors import InvalidArgumentError
 from iceview.files import LocalFileIO, read_metadata, write_metadata
 
@@ -34,13 +34,13 @@ def listing(folder: Path) -> list[str]:
 
 def test_a_write_that_fails_halfway_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "metadata" / NAME
-    real_write = files._AtomicLocalStream.write
+    real_write = localfs._AtomicLocalStream.write
 
-    def half_then_full_disk(self: files._AtomicLocalStream, b: bytes) -> int:
+    def half_then_full_disk(self: localfs._AtomicLocalStream, b: bytes) -> int:
         real_write(self, b[: len(b) // 2])
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(files._AtomicLocalStream, "write", half_then_full_disk)
+    monkeypatch.setattr(localfs._AtomicLocalStream, "write", half_then_full_disk)
     with pytest.raises(OSError, match="No space left"):
         write_metadata(metadata(), str(target))
     assert listing(target.parent) == []  # no partial file, no temporary file
