@@ -16,6 +16,8 @@ __all__ = [
     "DialectDropError",
     "DialectsRefusedError",
     "ForbiddenError",
+    "FunctionAlreadyExistsError",
+    "FunctionUUIDMismatchError",
     "IceviewError",
     "InvalidArgumentError",
     "InvalidIdentifierError",
@@ -27,6 +29,7 @@ __all__ = [
     "MissingDialectError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
+    "NoSuchFunctionError",
     "NoSuchIcebergViewError",
     "NoSuchNamespaceError",
     "NoSuchTableError",
@@ -195,6 +198,10 @@ class NoSuchIcebergViewError(NoSuchViewError):
     (Java ``NoSuchIcebergViewException``)."""
 
 
+class NoSuchFunctionError(IceviewError, LookupError):
+    """No SQL UDF with that name (Iceberg's REST spec: ``NoSuchFunctionException``)."""
+
+
 class NoSuchTableError(IceviewError, LookupError):
     """Java ``NoSuchTableException``."""
 
@@ -205,6 +212,10 @@ class AlreadyExistsError(IceviewError):
 
 class ViewAlreadyExistsError(AlreadyExistsError):
     """A view with that name exists."""
+
+
+class FunctionAlreadyExistsError(AlreadyExistsError):
+    """A SQL UDF with that name exists."""
 
 
 class TableAlreadyExistsError(AlreadyExistsError):
@@ -234,6 +245,11 @@ class ViewUUIDMismatchError(InvalidStateError):
     """A refresh found metadata whose ``view-uuid`` differs from the one loaded before: the name now
     points at another view (e.g. it was dropped and created again). The view spec requires an
     exception here."""
+
+
+class FunctionUUIDMismatchError(InvalidStateError):
+    """A refresh found function metadata whose ``function-uuid`` differs from the one loaded
+    before: the name now points at another function (the view rule, kept for functions)."""
 
 
 class SQLParseError(IceviewError, ValueError):

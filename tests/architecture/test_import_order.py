@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("identifiers", ("iceview.identifiers",)),
     ("sql", ("iceview.sql",)),
     ("files", ("iceview.files", "iceview.localfs")),
-    ("view", ("iceview.view",)),
+    ("view", ("iceview.view", "iceview.function")),
     ("catalog", ("iceview.catalog",)),
     ("server", ("iceview.server",)),
     ("engines", ("iceview.spark", "iceview.duckdb")),

@@ -1,4 +1,6 @@
-"""The one commit loop behind every catalog's :meth:`~iceview.catalog.Catalog.commit_view`.
+"""The one commit loop behind every catalog's :meth:`~iceview.catalog.Catalog.commit_view` and
+:meth:`~iceview.catalog.Catalog.commit_function` (views and SQL UDFs alike: the kind, from
+:mod:`iceview.catalog.kinds`, says whose ``apply`` runs).
 
 Each attempt takes the view's metadata (the caller's first, then a fresh read), checks the
 requirements against it (a failure is final: Java's ``ValidationFailureException`` is not retried),
@@ -17,13 +19,13 @@ conflict (``CommitFailedError``, retried), never ``InvalidUpdateError``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Any, TypeVar
 
+from iceview.catalog.kinds import VIEW, Metadata, MetadataKind
 from iceview.catalog.properties import RetryPolicy
-from iceview.errors import CommitFailedError, DialectDropError, InvalidUpdateError
+from iceview.errors import CommitFailedError
 
-if TYPE_CHECKING:
-    from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate
+M = TypeVar("M", bound=Metadata)
 
 __all__ = ["commit_with_retries"]
 
@@ -36,23 +38,24 @@ class _RequirementFailed(Exception):
 
 
 def commit_with_retries(
-    first: ViewMetadata,
-    refresh: Callable[[], ViewMetadata],
-    requirements: Sequence[ViewRequirement],
-    updates: Sequence[ViewUpdate],
-    swap: Callable[[ViewMetadata, ViewMetadata, Sequence[ViewUpdate]], ViewMetadata],
-    prepare: Callable[[ViewMetadata, Sequence[ViewUpdate]], Sequence[ViewUpdate]] | None = None,
-) -> ViewMetadata:
+    first: M,
+    refresh: Callable[[], M],
+    requirements: Sequence[Any],
+    updates: Sequence[Any],
+    swap: Callable[[M, M, Sequence[Any]], M],
+    prepare: Callable[[M, Sequence[Any]], Sequence[Any]] | None = None,
+    *,
+    kind: MetadataKind[M] = VIEW,  # type: ignore[assignment]
+) -> M:
     """Commit ``updates`` on top of ``first`` (then of ``refresh()`` after each conflict) through
     ``swap(base, new, updates)``; returns the committed metadata (``base`` itself for an empty
     change). ``prepare(base, updates)``, when given, makes the updates of each attempt from the
     caller's (derived dialects: :func:`iceview.view.derived.derive_updates`); ``swap`` gets those.
-    ``refresh`` raises ``NoSuchViewError`` when the view is gone."""
-    from iceview.spec import apply
-
+    ``refresh`` raises ``NoSuchViewError`` (``NoSuchFunctionError``) when it is gone. ``kind``
+    says whose metadata it is (:mod:`iceview.catalog.kinds`: its ``apply`` and its messages)."""
     pending = [first]
 
-    def attempt() -> ViewMetadata:
+    def attempt() -> M:
         refreshed = not pending
         base = pending.pop() if pending else refresh()
         try:
@@ -62,12 +65,12 @@ def commit_with_retries(
             raise _RequirementFailed(e) from e
         attempt_updates = updates if prepare is None else prepare(base, updates)
         try:
-            new = apply(base, attempt_updates)
-        except (InvalidUpdateError, DialectDropError) as e:
+            new = kind.apply(base, attempt_updates)
+        except kind.apply_errors as e:
             if not refreshed:
                 raise
             raise CommitFailedError(
-                f"Cannot commit: a concurrent change to the view conflicts with this one ({e})"
+                f"Cannot commit: a concurrent change to the {kind.noun} conflicts with this one ({e})"
             ) from e
         if not new.changes:
             return base

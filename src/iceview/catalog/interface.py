@@ -17,14 +17,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from iceview.errors import NoSuchViewError, ViewAlreadyExistsError
-from iceview.identifiers import IdentifierLike, NamespaceLike, ViewIdentifier, to_identifier
+from iceview.errors import NoSuchViewError, UnsupportedOperationError, ViewAlreadyExistsError
+from iceview.identifiers import (
+    IdentifierLike,
+    NamespaceLike,
+    ViewIdentifier,
+    to_identifier,
+    to_new_identifier,
+)
 
 if TYPE_CHECKING:
     from pyiceberg.schema import Schema
     from typing_extensions import Unpack
 
+    from iceview.function import Function, NewDefinition
     from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, ViewVersion
+    from iceview.udf import FunctionRequirement, FunctionUpdate
     from iceview.view import DefinitionFields, View, ViewDefinition
 
 # The format (iceview.spec, iceview.view, PyIceberg's schemas) is imported where a method needs
@@ -321,6 +329,80 @@ class Catalog(ABC):
 
     @abstractmethod
     def drop_namespace(self, namespace: NamespaceLike) -> bool: ...
+
+    # -- functions (SQL UDFs) --------------------------------------------------------------------
+    # A catalog that keeps no functions answers UnsupportedOperationError; see docs/functions.md.
+
+    def _no_functions(self) -> UnsupportedOperationError:
+        return UnsupportedOperationError(
+            f"The {self.catalog_type} catalog {self.name} does not keep SQL UDFs"
+        )
+
+    def commit_function(
+        self,
+        identifier: IdentifierLike | Function,
+        requirements: Sequence[FunctionRequirement],
+        updates: Sequence[FunctionUpdate],
+    ) -> Function:
+        """The one change path of SQL UDFs, as :meth:`commit_view` is of views: check
+        ``requirements`` against the function's current metadata, apply ``updates``
+        (:func:`iceview.udf.apply`) and swap the pointer, retrying on conflicts with the
+        function's ``commit.retry.*`` properties. With :class:`iceview.udf.AssertCreate` the
+        function is created. ``identifier`` may be a :class:`~iceview.function.Function` handle
+        of this catalog."""
+        raise self._no_functions()
+
+    def create_function(
+        self,
+        identifier: IdentifierLike,
+        definitions: NewDefinition | Sequence[NewDefinition],
+        *,
+        location: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        doc: str | None = None,
+        secure: bool = False,
+    ) -> Function:
+        """Create a SQL UDF with one or more definitions (overloads):
+        ``FunctionAlreadyExistsError`` if the name holds one. The location defaults to
+        :meth:`default_function_location`."""
+        from iceview.function.changes import create_change
+
+        ident = to_new_identifier(identifier)
+        self._check_functions()
+        change = create_change(
+            definitions if isinstance(definitions, Sequence) else [definitions],
+            location or self.default_function_location(ident),
+            properties,
+            doc=doc,
+            secure=secure,
+        )
+        return self.commit_function(ident, change.requirements, change.updates)
+
+    def _check_functions(self) -> None:
+        """Raise :meth:`_no_functions` unless this catalog keeps functions."""
+        raise self._no_functions()
+
+    def default_function_location(self, identifier: ViewIdentifier) -> str | None:
+        """Where a new function's metadata goes when none is given (None: the catalog decides)."""
+        return None
+
+    def load_function(self, identifier: IdentifierLike) -> Function:
+        """The SQL UDF ``identifier`` names (``NoSuchFunctionError`` if there is none)."""
+        raise self._no_functions()
+
+    def function_exists(self, identifier: IdentifierLike) -> bool:
+        raise self._no_functions()
+
+    def list_functions(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
+        """The SQL UDFs of a namespace, sorted."""
+        raise self._no_functions()
+
+    def drop_function(self, identifier: IdentifierLike) -> bool:
+        """Drop a SQL UDF (its current metadata file too, when ``gc.enabled``); False if none."""
+        raise self._no_functions()
+
+    def rename_function(self, from_identifier: IdentifierLike, to_identifier: IdentifierLike) -> None:
+        raise self._no_functions()
 
     # -- display and lifecycle -------------------------------------------------------------------
     def metadata_pointers(self) -> set[str]:

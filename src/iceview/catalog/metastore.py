@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from iceview.catalog.interface import Catalog
+from iceview.catalog.kinds import Metadata
 from iceview.catalog.operations import (
     METADATA_CACHE_SIZE,
+    FunctionOperations,
     MetadataCache,
+    MetadataOperations,
     ViewOperations,
     delete_file_quietly,
     read_metadata,
@@ -35,6 +38,7 @@ from iceview.errors import (
     InvalidArgumentError,
     InvalidMetadataError,
     LocationOutsideWarehouseError,
+    NoSuchFunctionError,
     NoSuchViewError,
     NotFoundError,
     TableAlreadyExistsError,
@@ -45,12 +49,16 @@ from iceview.identifiers import IdentifierLike, ViewIdentifier, to_identifier, t
 if TYPE_CHECKING:
     from pyiceberg.io import FileIO
 
-    from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate
+    from iceview.function import Function
+    from iceview.spec import ViewRequirement, ViewUpdate
+    from iceview.udf import FunctionRequirement, FunctionUpdate
     from iceview.view import View, ViewDefinition
 
 __all__ = ["MetastoreViewCatalog", "MetastoreViewOperations"]
 
 log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=Metadata)
 
 
 class MetastoreViewOperations(ViewOperations):
@@ -136,45 +144,103 @@ class MetastoreViewCatalog(Catalog):
         requirements: Sequence[ViewRequirement],
         updates: Sequence[ViewUpdate],
     ) -> View:
-        from iceview.catalog.commit import commit_with_retries
-        from iceview.spec import AssertCreate
-
         ident, handle_ops = self._handle_operations(identifier)
         reuse = isinstance(handle_ops, ViewOperations)
         ops = handle_ops if isinstance(handle_ops, ViewOperations) else self.new_view_ops(ident)
-        if any(isinstance(r, AssertCreate) for r in requirements):
-            return self._commit_create(ops, requirements, updates)
+        self._commit(ops, reuse, requirements, updates, self._derive)
+        return self._view(ops)
+
+    def _commit(
+        self,
+        ops: MetadataOperations[M],
+        reuse: bool,
+        requirements: Sequence[Any],
+        updates: Sequence[Any],
+        prepare: Callable[[M, Sequence[Any]], Sequence[Any]] | None,
+    ) -> None:
+        """Commit through ``ops`` (a view's or a function's pointer): a create when a requirement
+        is the kind's ``assert-create``, else the retry loop from the pointer's current metadata
+        (``reuse``: as a handle loaded it)."""
+        from iceview.catalog.commit import commit_with_retries
+
+        kind = ops.kind
+        if any(isinstance(r, kind.assert_create()) for r in requirements):
+            self._commit_create(ops, requirements, updates, prepare)
+            return
         first = ops.current() if reuse else ops.refresh()
         if first is None:
-            raise NoSuchViewError(f"View does not exist: {ident}")
+            raise kind.no_such(f"{kind.title} does not exist: {ops.identifier}")
 
-        def refresh() -> ViewMetadata:
+        def refresh() -> M:
             base = ops.refresh()
             if base is None:
-                raise NoSuchViewError(f"View does not exist: {ident}")
+                raise kind.no_such(f"{kind.title} does not exist: {ops.identifier}")
             return base
 
         commit_with_retries(
-            first, refresh, requirements, updates, lambda base, new, _: ops.commit(base, new), self._derive
+            first,
+            refresh,
+            requirements,
+            updates,
+            lambda base, new, _: ops.commit(base, new),
+            prepare,
+            kind=kind,
         )
-        return self._view(ops)
 
     def _commit_create(
-        self, ops: ViewOperations, requirements: Sequence[ViewRequirement], updates: Sequence[ViewUpdate]
-    ) -> View:
-        from iceview.spec import apply
-
+        self,
+        ops: MetadataOperations[M],
+        requirements: Sequence[Any],
+        updates: Sequence[Any],
+        prepare: Callable[[Any, Sequence[Any]], Sequence[Any]] | None,
+    ) -> None:
+        kind = ops.kind
         to_new_identifier(ops.identifier)  # before anything is written
         base = ops.current()
         if base is not None:
-            raise ViewAlreadyExistsError(f"View already exists: {ops.identifier}")
+            raise kind.already_exists(f"{kind.title} already exists: {ops.identifier}")
         for requirement in requirements:
             requirement.validate(base)
+        sent = updates if prepare is None else prepare(None, updates)
         try:
-            ops.commit(None, apply(None, self._derive(None, updates)))
+            ops.commit(None, kind.apply(None, sent))
         except CommitFailedError as e:
-            raise ViewAlreadyExistsError(f"View was created concurrently: {ops.identifier}") from e
-        return self._view(ops)
+            raise kind.already_exists(f"{kind.title} was created concurrently: {ops.identifier}") from e
+
+    # -- functions -------------------------------------------------------------------------------
+    def new_function_ops(self, identifier: ViewIdentifier) -> FunctionOperations:
+        """The pointer of one function; a metastore that keeps functions overrides this."""
+        raise self._no_functions()
+
+    def _function(self, ops: FunctionOperations) -> Function:
+        from iceview.function import Function
+
+        return Function(ops, self.full_view_name(ops.identifier), catalog=self)
+
+    def commit_function(
+        self,
+        identifier: IdentifierLike | Function,
+        requirements: Sequence[FunctionRequirement],
+        updates: Sequence[FunctionUpdate],
+    ) -> Function:
+        from iceview.function import Function
+
+        if isinstance(identifier, Function):
+            ident = identifier.identifier
+            handle_ops = identifier.operations if identifier.catalog is self else None
+        else:
+            ident, handle_ops = to_identifier(identifier), None
+        reuse = isinstance(handle_ops, FunctionOperations)
+        ops = handle_ops if isinstance(handle_ops, FunctionOperations) else self.new_function_ops(ident)
+        self._commit(ops, reuse, requirements, updates, None)
+        return self._function(ops)
+
+    def load_function(self, identifier: IdentifierLike) -> Function:
+        ident = to_identifier(identifier)
+        ops = self.new_function_ops(ident)
+        if ops.current() is None:
+            raise NoSuchFunctionError(f"Function does not exist: {ident}")
+        return self._function(ops)
 
     # -- create / replace (BaseViewBuilder) ------------------------------------------------------
     def _properties(self, definition: ViewDefinition) -> dict[str, str]:
@@ -217,23 +283,26 @@ class MetastoreViewCatalog(Catalog):
             raise CommitFailedError(f"View was updated concurrently: {identifier} ({e})") from e
 
     # -- drop ------------------------------------------------------------------------------------
-    def _last_metadata_for_drop(self, ops: ViewOperations) -> ViewMetadata | None:
+    def _last_metadata_for_drop(self, ops: MetadataOperations[M]) -> M | None:
         """The metadata a drop deletes afterwards (Java's ``dropView``): None when the view is
         gone, its file is missing, or it does not parse (Java cannot drop such a view; iceview drops
         the entry and leaves the file alone)."""
         try:
             return ops.current()
         except NotFoundError as e:
-            log.warning("Failed to load view metadata for view: %s: %s", ops.identifier, e)
+            log.warning(
+                "Failed to load %s metadata for %s: %s: %s", ops.kind.noun, ops.kind.noun, ops.identifier, e
+            )
         except InvalidMetadataError as e:
             log.warning(
-                "View metadata of %s does not parse; dropping it without deleting files: %s",
+                "%s metadata of %s does not parse; dropping it without deleting files: %s",
+                ops.kind.title,
                 ops.identifier,
                 e,
             )
         return None
 
-    def _delete_dropped_metadata(self, identifier: ViewIdentifier, last: ViewMetadata | None) -> None:
+    def _delete_dropped_metadata(self, identifier: ViewIdentifier, last: Metadata | None) -> None:
         """After a drop: delete the view's current metadata file if ``gc.enabled`` (Java's
         ``CatalogUtil.dropViewMetadata``), and only inside the warehouse."""
         if (
@@ -247,7 +316,7 @@ class MetastoreViewCatalog(Catalog):
         try:
             files.check_in_warehouse(last.metadata_file_location, self.warehouse_root, "metadata file")
         except LocationOutsideWarehouseError as e:
-            log.warning("Not deleting the metadata file of view %s: %s", identifier, e)
+            log.warning("Not deleting the metadata file of %s: %s", identifier, e)
         else:
             delete_file_quietly(self.io, last.metadata_file_location)
 

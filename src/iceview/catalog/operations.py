@@ -1,6 +1,8 @@
-"""One view's metadata pointer in a metastore: Java's ``BaseViewOperations``.
+"""One view's (or function's) metadata pointer in a metastore: Java's ``BaseViewOperations``.
 
-:class:`ViewOperations` holds one view's current metadata and its location. ``refresh()`` asks the
+:class:`MetadataOperations` holds one view's or function's current metadata and its location
+(:class:`ViewOperations` and :class:`FunctionOperations` name the kind,
+:mod:`iceview.catalog.kinds`). ``refresh()`` asks the
 metastore where the pointer is and reads that file; ``commit(base, new)`` writes a new metadata file
 and asks the metastore to swap the pointer from ``base``'s file to it (compare-and-swap). A definite
 failure deletes the file it wrote; an unknown outcome keeps it.
@@ -13,27 +15,30 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from iceview.catalog.kinds import FUNCTION, VIEW, Metadata, MetadataKind
 from iceview.errors import (
     CommitFailedError,
     CommitStateUnknownError,
+    InvalidArgumentError,
     InvalidMetadataError,
-    NoSuchViewError,
-    ViewAlreadyExistsError,
-    ViewUUIDMismatchError,
 )
 from iceview.identifiers import ViewIdentifier
 
 if TYPE_CHECKING:
     from pyiceberg.io import FileIO
 
-    from iceview.spec import ViewMetadata
+    from iceview.spec import ViewMetadata  # noqa: F401 (named in a base class, as a string)
+    from iceview.udf import FunctionMetadata  # noqa: F401
+
 
 __all__ = [
     "METADATA_CACHE_SIZE",
+    "FunctionOperations",
     "LocationCache",
     "MetadataCache",
+    "MetadataOperations",
     "ViewOperations",
     "delete_file_quietly",
     "read_metadata",
@@ -46,14 +51,14 @@ METADATA_CACHE_SIZE = "iceview.metadata-cache-size"
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+M = TypeVar("M", bound=Metadata)
 
 
-def read_metadata(io: FileIO, location: str) -> ViewMetadata:
-    """Read a metadata file; errors name the file (``NotFoundError``, ``InvalidMetadataError``)."""
-    from iceview import files
-
+def read_metadata(io: FileIO, location: str, kind: MetadataKind[Any] = VIEW) -> Any:
+    """Read a metadata file of ``kind`` (a view's by default); errors name the file
+    (``NotFoundError``, ``InvalidMetadataError``)."""
     try:
-        return files.read_metadata(location, io=io)
+        return kind.read(location, io)
     except InvalidMetadataError as e:
         if e.location:
             raise
@@ -99,23 +104,25 @@ class LocationCache(Generic[T]):
         return len(self._entries)
 
 
-MetadataCache = LocationCache["ViewMetadata"]
-"""Parsed metadata files by location (``iceview.metadata-cache-size``)."""
+MetadataCache = LocationCache[Any]
+"""Parsed metadata files by location (``iceview.metadata-cache-size``): views' and functions'
+(a file's location says which it is, so one cache holds both)."""
 
 
 # ----------------------------------------------------------------------------- operations
 
 
-class ViewOperations(ABC):
-    """One view's metadata pointer: Java's ``BaseViewOperations``.
+class MetadataOperations(ABC, Generic[M]):
+    """One view's or function's metadata pointer: Java's ``BaseViewOperations``.
 
     Subclasses implement :meth:`do_refresh` (where does the metastore point?) and :meth:`do_commit`
-    (swap the pointer). This class reads and writes the metadata files, names them as Java does,
-    enforces the view-uuid rule on refresh and cleans up after definite failures.
+    (swap the pointer). This class reads and writes the metadata files, names them as Java names a
+    view's, enforces the uuid rule on refresh and cleans up after definite failures.
     """
 
     def __init__(
         self,
+        kind: MetadataKind[M],
         identifier: ViewIdentifier,
         io: FileIO,
         full_name: str,
@@ -123,26 +130,27 @@ class ViewOperations(ABC):
         *,
         warehouse: str | None = None,
     ) -> None:
+        self.kind = kind
         self.identifier = identifier
         self.io = io
         self.full_name = full_name
         self.cache = cache
         self.warehouse = warehouse
-        """The root every file this view writes must lie in (:func:`iceview.files.confinement_root`
+        """The root every file this pointer writes must lie in (:func:`iceview.files.confinement_root`
         of the catalog's properties); None: not confined."""
-        self._current: ViewMetadata | None = None
+        self._current: M | None = None
         self._current_location: str | None = None
         self._should_refresh = True
 
     # -- to implement --------------------------------------------------------------------------
     @abstractmethod
     def do_refresh(self) -> str | None:
-        """The metadata location the metastore points at, or None when there is no such view.
+        """The metadata location the metastore points at, or None when there is no such entry.
         Java raises ``NoSuchViewException`` when the view disappeared after having been loaded;
         :meth:`refresh` does that from a None."""
 
     @abstractmethod
-    def do_commit(self, base: ViewMetadata | None, new_location: str) -> None:
+    def do_commit(self, base: M | None, new_location: str) -> None:
         """Swap the pointer from ``base``'s file (``None``: create the entry) to ``new_location``.
 
         Raise :class:`CommitFailedError` (or another iceview error) when the swap definitely did
@@ -156,13 +164,13 @@ class ViewOperations(ABC):
     def request_refresh(self) -> None:
         self._should_refresh = True
 
-    def current(self) -> ViewMetadata | None:
+    def current(self) -> M | None:
         """The metadata as last loaded; refreshed first only if a commit asked for it."""
         if self._should_refresh:
             return self.refresh()
         return self._current
 
-    def refresh(self) -> ViewMetadata | None:
+    def refresh(self) -> M | None:
         """Ask the metastore and load the file it points at (only if it changed)."""
         had_metadata = self._current_location is not None
         location = self.do_refresh()
@@ -171,7 +179,7 @@ class ViewOperations(ABC):
                 self._current = None
                 self._current_location = None
                 self._should_refresh = True
-                raise NoSuchViewError(f"View does not exist: {self.identifier}")
+                raise self.kind.no_such(f"{self.kind.title} does not exist: {self.identifier}")
             self._should_refresh = False
             return None
         self.refresh_from_location(location)
@@ -179,38 +187,42 @@ class ViewOperations(ABC):
 
     def refresh_from_location(self, location: str) -> None:
         if location != self._current_location:
-            log.debug("Refreshing view metadata from new version: %s", location)
+            kind = self.kind
+            log.debug("Refreshing %s metadata from new version: %s", kind.noun, location)
             metadata = self.cache.get(location) if self.cache is not None else None
             if metadata is None:
-                metadata = read_metadata(self.io, location)
+                metadata = read_metadata(self.io, location, kind)
                 if self.cache is not None:
                     self.cache.put(location, metadata)
-            if self._current is not None and metadata.uuid.lower() != self._current.uuid.lower():
-                raise ViewUUIDMismatchError(
-                    f"View UUID does not match: current={self._current.uuid} != refreshed={metadata.uuid} "
-                    f"(view {self.identifier}, metadata file {location})"
+            if self._current is not None and kind.uuid(metadata).lower() != kind.uuid(self._current).lower():
+                raise kind.uuid_mismatch(
+                    f"{kind.title} UUID does not match: current={kind.uuid(self._current)} != "
+                    f"refreshed={kind.uuid(metadata)} ({kind.noun} {self.identifier}, metadata file {location})"
                 )
             self._current = metadata
             self._current_location = location
         self._should_refresh = False
 
     # -- commit ----------------------------------------------------------------------------------
-    def check_locations(self, metadata: ViewMetadata) -> None:
-        """The view's location and its ``write.*.path`` properties must lie in the warehouse
+    def check_locations(self, metadata: M) -> None:
+        """The location and the ``write.*.path`` properties must lie in the warehouse
         (:func:`iceview.files.check_in_warehouse`); ``LocationOutsideWarehouseError`` if not."""
         from iceview import files
 
-        files.check_in_warehouse(metadata.location, self.warehouse, "view location")
-        files.check_location_properties(metadata.properties, self.warehouse, "view")
+        noun = self.kind.noun
+        if metadata.location is not None:
+            files.check_in_warehouse(metadata.location, self.warehouse, f"{noun} location")
+        files.check_location_properties(metadata.properties, self.warehouse, noun)
 
-    def commit(self, base: ViewMetadata | None, metadata: ViewMetadata) -> ViewMetadata:
+    def commit(self, base: M | None, metadata: M) -> M:
         """Commit ``metadata`` on top of ``base`` (None to create); returns the committed metadata
         (with its file location). Java's ``BaseViewOperations.commit``."""
+        kind = self.kind
         current = self.current()
         if base is not current:
             if base is not None:
-                raise CommitFailedError("Cannot commit: stale view metadata")
-            raise ViewAlreadyExistsError(f"View already exists: {self.identifier}")
+                raise CommitFailedError(f"Cannot commit: stale {kind.noun} metadata")
+            raise kind.already_exists(f"{kind.title} already exists: {self.identifier}")
         if base is metadata:
             log.info("Nothing to commit.")
             return metadata
@@ -222,12 +234,17 @@ class ViewOperations(ABC):
         # committed, so a create, a set-location, a set-properties and a registered file all are
         self.check_locations(metadata)
         if written:
+            if metadata.location is None and not metadata.properties.get(files.WRITE_METADATA_LOCATION):
+                raise InvalidArgumentError(
+                    f"Cannot commit {kind.noun} {self.identifier}: it has no location and no "
+                    f"{files.WRITE_METADATA_LOCATION} property to write its metadata file in"
+                )
             new_location = files.new_metadata_location(
-                metadata.location, metadata.properties, self._current_location
+                metadata.location or "", metadata.properties, self._current_location
             )
             files.check_in_warehouse(new_location, self.warehouse, "metadata file")
-            files.write_metadata(metadata, new_location, io=self.io, overwrite=False)
-            committed = metadata.with_metadata_file_location(new_location)
+            kind.write(metadata, new_location, self.io)
+            committed: M = metadata.with_metadata_file_location(new_location)
         else:
             registered = metadata.metadata_file_location
             assert registered is not None
@@ -252,6 +269,39 @@ class ViewOperations(ABC):
         # while the pointer still holds it)
         self._should_refresh = True
         log.info(
-            "Successfully committed to view %s in %d ms", self.full_name, (time.monotonic() - start) * 1000
+            "Successfully committed to %s %s in %d ms",
+            kind.noun,
+            self.full_name,
+            (time.monotonic() - start) * 1000,
         )
         return committed
+
+
+class ViewOperations(MetadataOperations["ViewMetadata"]):
+    """One view's metadata pointer: Java's ``BaseViewOperations``."""
+
+    def __init__(
+        self,
+        identifier: ViewIdentifier,
+        io: FileIO,
+        full_name: str,
+        cache: MetadataCache | None = None,
+        *,
+        warehouse: str | None = None,
+    ) -> None:
+        super().__init__(VIEW, identifier, io, full_name, cache, warehouse=warehouse)
+
+
+class FunctionOperations(MetadataOperations["FunctionMetadata"]):
+    """One SQL UDF's metadata pointer, kept as a view's is."""
+
+    def __init__(
+        self,
+        identifier: ViewIdentifier,
+        io: FileIO,
+        full_name: str,
+        cache: MetadataCache | None = None,
+        *,
+        warehouse: str | None = None,
+    ) -> None:
+        super().__init__(FUNCTION, identifier, io, full_name, cache, warehouse=warehouse)
