@@ -15,6 +15,10 @@ python catalog_worker.py race <uri> <warehouse> <ident> <kind> <writer> <count> 
 
 <uri> is a database URL (SQL catalog) or an http:// REST catalog URI (iceview's REST client).
 
+python catalog_worker.py function-race <uri> <warehouse> <ident> <writer> <count> <out.jsonl> <go-file>
+    as replace, on a SQL UDF: a definition of the writer's own signature, then new bodies of its
+    ``int`` definition and properties (:func:`function_race`).
+
 python catalog_worker.py stall-before-swap <uri> <warehouse> <ident> <ready-file>
     start a replace; after the new metadata file is written and before the pointer is swapped,
     write the file's location to <ready-file> and sleep (for the parent to SIGKILL).
@@ -184,7 +188,39 @@ def stall_in_update(uri: str, warehouse: str, ident: str, ready: str) -> None:
     )
 
 
+def function_race(uri: str, warehouse: str, ident: str, writer: str, count: str, out: str, go: str) -> None:
+    """Commits to one SQL UDF: first a definition of this writer's own signature (``writer + 2``
+    ints), then new bodies of the ``int`` definition, every third commit a property instead. A
+    record is {"writer", "i", "kind", "body" | "key"} or with {"error"}."""
+    from iceview.function import NewDefinition
+
+    catalog = _catalog(uri, warehouse)
+    function = catalog.load_function(ident)
+    w = int(writer)
+    _wait_for(go)
+    with open(out, "w") as f:
+        for i in range(int(count)):
+            record: dict[str, Any] = {"writer": w, "i": i}
+            try:
+                if i == 0:
+                    record["kind"] = "definition"
+                    params = [(f"p{n}", "int") for n in range(w + 2)]
+                    function.add_definition(NewDefinition(params, "int", {"spark": f"p0 + {w}"}))
+                elif i % 3 == 0:
+                    record["kind"], record["key"] = "property", f"w{w}.{i}"
+                    function.update_properties({f"w{w}.{i}": "x"})
+                else:
+                    record["kind"], record["body"] = "body", f"x + {(w + 1) * 1000 + i}"
+                    function.replace_definition("int", {"spark": record["body"]})
+            except Exception as e:
+                record["error"] = _error(e)
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+    catalog.close()
+
+
 COMMANDS = {
+    "function-race": function_race,
     "replace": replace,
     "replace-new-schema": replace_new_schema,
     "race": race,

@@ -368,7 +368,7 @@ class Catalog(ABC):
         from iceview.function.changes import create_change
 
         ident = to_new_identifier(identifier)
-        self._check_functions()
+        self._before_function_create(ident)
         change = create_change(
             definitions if isinstance(definitions, Sequence) else [definitions],
             location or self.default_function_location(ident),
@@ -378,8 +378,9 @@ class Catalog(ABC):
         )
         return self.commit_function(ident, change.requirements, change.updates)
 
-    def _check_functions(self) -> None:
-        """Raise :meth:`_no_functions` unless this catalog keeps functions."""
+    def _before_function_create(self, identifier: ViewIdentifier) -> None:
+        """Refuse a create before anything is written: :meth:`_no_functions` unless this catalog
+        keeps functions (a catalog that does checks what it can, such as the namespace)."""
         raise self._no_functions()
 
     def default_function_location(self, identifier: ViewIdentifier) -> str | None:

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from iceview.udf import FunctionRequirement, FunctionUpdate
     from iceview.view import View, ViewDefinition
 
-__all__ = ["MetastoreViewCatalog", "MetastoreViewOperations"]
+__all__ = ["MetastoreFunctionOperations", "MetastoreViewCatalog", "MetastoreViewOperations"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,19 @@ M = TypeVar("M", bound=Metadata)
 class MetastoreViewOperations(ViewOperations):
     """The pointer of one view of a :class:`MetastoreViewCatalog`: the catalog's FileIO, metadata
     cache and warehouse, and the view's full name."""
+
+    def __init__(self, catalog: MetastoreViewCatalog, identifier: ViewIdentifier) -> None:
+        super().__init__(
+            identifier,
+            catalog.io,
+            catalog.full_view_name(identifier),
+            catalog.metadata_cache,
+            warehouse=catalog.warehouse_root,
+        )
+
+
+class MetastoreFunctionOperations(FunctionOperations):
+    """The pointer of one SQL UDF of a :class:`MetastoreViewCatalog`, configured as a view's."""
 
     def __init__(self, catalog: MetastoreViewCatalog, identifier: ViewIdentifier) -> None:
         super().__init__(

@@ -41,6 +41,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from iceview import identifiers as _ids
 from iceview.catalog.interface import NamespacePropertiesUpdate, ViewPage
+from iceview.catalog.kinds import VIEW
 from iceview.catalog.metastore import MetastoreViewCatalog, MetastoreViewOperations
 from iceview.catalog.properties import namespace_property_changes, property_as_bool
 from iceview.catalog.sql_db import (
@@ -67,11 +68,9 @@ from iceview.catalog.sql_db import (
     V1_GET_TABLE_SQL,
     V1_LIST_TABLE_SQL,
     V1_UPDATE_CATALOG_SQL,
-    Row,
     Stmt,
     delete_properties_stmt,
     describe,
-    first_row,
     insert_properties_stmt,
     is_constraint_violation,
     is_sqlite,
@@ -83,11 +82,11 @@ from iceview.catalog.sql_db import (
     transaction,
     update_properties_stmt,
 )
+from iceview.catalog.sql_functions import SqlFunctionOperations, SqlFunctions
+from iceview.catalog.sql_pointers import PointerTable, read_pointer, swap_pointer
 from iceview.catalog.sqlite_nowait import WOULD_WAIT, NoWaitReader
 from iceview.errors import (
     CatalogError,
-    CommitFailedError,
-    CommitStateUnknownError,
     InvalidArgumentError,
     InvalidStateError,
     NamespaceAlreadyExistsError,
@@ -134,97 +133,37 @@ class SqlViewOperations(MetastoreViewOperations):
         self.catalog = catalog
 
     def do_refresh(self) -> str | None:
-        try:
-            row = self.catalog._read_view_row(self.identifier)
-        except DBAPIError as e:
-            raise CatalogError(
-                f"Failed to get view {self.identifier} from catalog {self.catalog.name}: {describe(e)}"
-            ) from e
-        if row is None:
-            return None
-        if row.metadata_location is None:
-            raise InvalidStateError(f"Invalid view {self.identifier}: metadata location is null")
-        return row.metadata_location
+        return read_pointer(self.catalog, VIEW_POINTERS, VIEW, self.identifier)
 
     def do_commit(self, base: ViewMetadata | None, new_location: str) -> None:
         catalog = self.catalog
         ident = self.identifier
-        sent = False
-        try:
-            with transaction(catalog.engine) as conn:
-                if base is not None:
-                    row = catalog._load_view_row(conn, ident)
-                    catalog_location = row.metadata_location if row is not None else None
-                    base_location = base.metadata_file_location
-                    if base_location != catalog_location:
-                        raise CommitFailedError(
-                            f"Cannot commit {ident}: metadata location {base_location} has changed from "
-                            f"{catalog_location}"
-                        )
-                    sent = True
-                    result = conn.execute(
-                        V1_DO_COMMIT_VIEW_SQL.clause,
-                        V1_DO_COMMIT_VIEW_SQL.params(
-                            new_location,
-                            base_location,
-                            catalog.name,
-                            ident.namespace_string,
-                            ident.name,
-                            base_location,
-                        ),
-                    )
-                    updated = result.rowcount
-                    conn.commit()
-                    if updated != 1:
-                        raise CommitFailedError(f"Failed to update view {ident} from catalog {catalog.name}")
-                else:
-                    if property_as_bool(
-                        catalog.properties, "jdbc.strict-mode", False
-                    ) and not catalog._namespace_exists(conn, ident.namespace):
-                        raise NoSuchNamespaceError(
-                            f"Cannot create view {ident} in catalog {catalog.name}. "
-                            f"Namespace {namespace_to_string(ident.namespace)} does not exist"
-                        )
-                    if catalog._table_exists(conn, ident):
-                        raise TableAlreadyExistsError(f"Table with same name already exists: {ident}")
-                    if catalog._load_view_row(conn, ident) is not None:
-                        raise ViewAlreadyExistsError(f"View already exists: {ident}")
-                    sent = True
-                    result = conn.execute(
-                        V1_DO_COMMIT_CREATE_SQL.clause,
-                        V1_DO_COMMIT_CREATE_SQL.params(
-                            catalog.name, ident.namespace_string, ident.name, new_location, "VIEW"
-                        ),
-                    )
-                    inserted = result.rowcount
-                    conn.commit()
-                    if inserted != 1:
-                        raise CommitFailedError(f"Failed to create view {ident} in catalog {catalog.name}")
-        except DBAPIError as e:
-            if is_constraint_violation(e):
-                if base is None:
-                    raise ViewAlreadyExistsError(f"View already exists: {ident}") from e
-                raise CatalogError(f"View already exists: {ident}") from e
-            if sent and catalog._outcome_unknown(e):
-                if self._pointer_is(new_location):
-                    log.warning("Commit to %s raised %s, but the catalog holds the new metadata", ident, e)
-                    return
-                raise CommitStateUnknownError(
-                    f"Commit state unknown for view {ident}: the database failed after the swap of "
-                    f"{base.metadata_file_location if base else None} to {new_location} was sent "
-                    f"({describe(e)}); the new metadata file is kept"
-                ) from e
-            if base is not None and catalog._is_busy(e):
-                raise CommitFailedError(f"Cannot commit {ident}: {describe(e)}") from e
-            raise CatalogError(f"{java_sql_message(e)}: {describe(e)}") from e
 
-    def _pointer_is(self, location: str) -> bool:
-        """Whether the catalog now points at ``location`` (False if it cannot tell)."""
-        try:
-            row = self.catalog._read_view_row(self.identifier)
-        except SQLAlchemyError:
-            return False
-        return row is not None and row.metadata_location == location
+        def before_insert(conn: Connection) -> None:
+            if property_as_bool(
+                catalog.properties, "jdbc.strict-mode", False
+            ) and not catalog._namespace_exists(conn, ident.namespace):
+                raise NoSuchNamespaceError(
+                    f"Cannot create view {ident} in catalog {catalog.name}. "
+                    f"Namespace {namespace_to_string(ident.namespace)} does not exist"
+                )
+            if catalog._table_exists(conn, ident):
+                raise TableAlreadyExistsError(f"Table with same name already exists: {ident}")
+
+        swap_pointer(
+            catalog,
+            VIEW_POINTERS,
+            VIEW,
+            ident,
+            None if base is None else base.metadata_file_location,
+            new_location,
+            creating=base is None,
+            before_insert=before_insert,
+        )
+
+
+VIEW_POINTERS = PointerTable(GET_VIEW_SQL, V1_DO_COMMIT_VIEW_SQL, V1_DO_COMMIT_CREATE_SQL, ("VIEW",))
+"""Views' pointers: their rows in ``iceberg_tables``, in Java's statements."""
 
 
 # ----------------------------------------------------------------------------- catalog
@@ -255,6 +194,8 @@ class SqlCatalog(MetastoreViewCatalog):
         warehouse = self.properties.get("warehouse")
         self.warehouse = warehouse.rstrip("/") if warehouse else None
         self.schema_version = "V0"
+        self.functions = SqlFunctions(self)
+        """The catalog's SQL UDFs (``iceview_functions``)."""
         self._initialize()
 
     # -- setup -----------------------------------------------------------------------------------
@@ -276,6 +217,7 @@ class SqlCatalog(MetastoreViewCatalog):
                 self._atomic_create_table(
                     "iceberg_namespace_properties", CREATE_NAMESPACE_PROPERTIES_TABLE_SQL
                 )
+                self.functions.create_table()
             if self._has_type_column():
                 self.schema_version = "V1"
             elif created or requested.upper() == "V1":
@@ -325,12 +267,12 @@ class SqlCatalog(MetastoreViewCatalog):
         self.engine.dispose()
 
     # -- helpers ---------------------------------------------------------------------------------
-    def _outcome_unknown(self, e: DBAPIError) -> bool:
+    def outcome_unknown(self, e: DBAPIError) -> bool:
         if self._dialect == "sqlite":
             return "disk i/o error" in str(e.orig).lower()
         return bool(e.connection_invalidated) or isinstance(e, OperationalError)
 
-    def _is_busy(self, e: DBAPIError) -> bool:
+    def is_busy(self, e: DBAPIError) -> bool:
         return self._dialect == "sqlite" and "locked" in str(e.orig).lower()
 
     def _require_views(self) -> None:
@@ -350,30 +292,6 @@ class SqlCatalog(MetastoreViewCatalog):
                 return int(conn.execute(stmt.clause, stmt.params(*args)).rowcount)
         except DBAPIError as e:
             raise CatalogError(f"Failed to {what}: {java_sql_message(e)}: {describe(e)}") from e
-
-    @staticmethod
-    def _row(mapping: Any) -> Row:
-        return Row(
-            mapping["table_namespace"],
-            mapping["table_name"],
-            mapping["metadata_location"],
-            mapping["previous_metadata_location"],
-        )
-
-    def _load_view_row(self, conn: Connection, ident: ViewIdentifier) -> Row | None:
-        found = (
-            conn.execute(
-                GET_VIEW_SQL.clause, GET_VIEW_SQL.params(self.name, ident.namespace_string, ident.name)
-            )
-            .mappings()
-            .first()
-        )
-        return None if found is None else self._row(found)
-
-    def _read_view_row(self, ident: ViewIdentifier) -> Row | None:
-        """:meth:`_load_view_row` outside a transaction (a read of the pointer alone)."""
-        found = first_row(self.engine, GET_VIEW_SQL, self.name, ident.namespace_string, ident.name)
-        return None if found is None else self._row(found)
 
     def _table_exists(self, conn: Connection, ident: ViewIdentifier) -> bool:
         stmt = V1_GET_TABLE_SQL if self.schema_version == "V1" else V0_GET_TABLE_SQL
@@ -501,6 +419,55 @@ class SqlCatalog(MetastoreViewCatalog):
             raise NoSuchViewError(f"View does not exist: {src}")
         log.info("Renamed view from %s, to %s", src, dst)
 
+    # -- functions -------------------------------------------------------------------------------
+    def _before_function_create(self, identifier: ViewIdentifier) -> None:
+        """A function is created only in an existing namespace (checked again in the insert's
+        transaction)."""
+        if not self.namespace_exists(identifier.namespace):
+            raise NoSuchNamespaceError(
+                f"Cannot create function {identifier} in catalog {self.name}. "
+                f"Namespace {namespace_to_string(identifier.namespace)} does not exist"
+            )
+
+    def new_function_ops(self, identifier: ViewIdentifier) -> SqlFunctionOperations:
+        return SqlFunctionOperations(self, self.functions, identifier)
+
+    def default_function_location(self, identifier: ViewIdentifier) -> str:
+        """``<warehouse>/<namespace levels>/functions/<name>``: beside the namespace's views, in a
+        folder of their own (a function may share its name with a view)."""
+        if not self.warehouse:
+            raise InvalidArgumentError(
+                f"Cannot choose a location for function {identifier}: the catalog has no 'warehouse' "
+                "property (set it, or pass location=...)"
+            )
+        return "/".join((self.warehouse, *identifier.namespace, "functions", identifier.name))
+
+    def function_exists(self, identifier: IdentifierLike) -> bool:
+        return self.functions.exists(to_identifier(identifier))
+
+    def list_functions(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
+        ns = to_namespace(namespace)
+        if ns and not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
+        return self.functions.list(ns)
+
+    def drop_function(self, identifier: IdentifierLike) -> bool:
+        ident = to_identifier(identifier)
+        last = self._last_metadata_for_drop(self.new_function_ops(ident))
+        if not self.functions.delete(ident):
+            log.info("Skipping drop, function does not exist: %s", ident)
+            return False
+        self._delete_dropped_metadata(ident, last)
+        log.info("Dropped function: %s", ident)
+        return True
+
+    def rename_function(self, from_identifier: IdentifierLike, to_identifier: IdentifierLike) -> None:
+        src = _ids.to_identifier(from_identifier)
+        dst = _ids.to_new_identifier(to_identifier)
+        if src != dst:
+            self.functions.rename(src, dst)
+            log.info("Renamed function from %s, to %s", src, dst)
+
     def metadata_pointers(self) -> set[str]:
         """Every ``metadata_location`` and ``previous_metadata_location`` in ``iceberg_tables``,
         views and tables, of every catalog name sharing the database: one query."""
@@ -510,7 +477,7 @@ class SqlCatalog(MetastoreViewCatalog):
             for row in rows
             for location in (row["metadata_location"], row["previous_metadata_location"])
             if location
-        }
+        } | self.functions.pointers()
 
     # -- tables (look-ups only) ------------------------------------------------------------------
     def table_catalog(self) -> Any:
@@ -687,5 +654,10 @@ class SqlCatalog(MetastoreViewCatalog):
                 raise NamespaceNotEmptyError(
                     f"Namespace {shown} is not empty. Contains {len(views)} view(s)."
                 )
+        functions = self.functions.list(ns)
+        if functions:
+            raise NamespaceNotEmptyError(
+                f"Namespace {shown} is not empty. Contains {len(functions)} function(s)."
+            )
         deleted = self._execute("drop namespace", DELETE_ALL_NAMESPACE_PROPERTIES_SQL, self.name, shown)
         return deleted > 0

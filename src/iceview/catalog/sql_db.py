@@ -7,7 +7,6 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Engine, TextClause, create_engine, event, text
@@ -313,11 +312,3 @@ def is_constraint_violation(e: DBAPIError) -> bool:
         return True
     sqlstate = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
     return sqlstate == "23505" or "constraint failed" in str(e.orig)
-
-
-@dataclass(frozen=True)
-class Row:
-    namespace: str
-    name: str
-    metadata_location: str | None
-    previous_metadata_location: str | None

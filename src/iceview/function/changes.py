@@ -251,6 +251,11 @@ def rollback_change(base: FunctionMetadata, definition_id: str, version_id: int)
 
 def remove_definition_change(base: FunctionMetadata, definition_id: str) -> FunctionChange:
     """Drop a definition with all its versions (a function keeps at least one)."""
+    found = base.definition(definition_id)
+    if found is not None and len(base.definitions) == 1:
+        raise InvalidArgumentError(
+            f"Cannot remove the last definition ({shorten(found.definition_id)}): a function must keep at least one"
+        )
     return _change(base, lambda b: b.remove_definition(definition_id))
 
 

@@ -1,0 +1,249 @@
+"""SQL UDFs in the SQL catalog: a table of their own, ``iceview_functions``.
+
+Java's ``iceberg_tables`` cannot hold them: its ``iceberg_type`` column is ``VARCHAR(5)`` (Java's
+and PyIceberg's DDL), so ``FUNCTION`` does not fit (PostgreSQL refuses it), and its primary key
+``(catalog_name, table_namespace, table_name)`` would stop a function from sharing its name with
+a table or view, which SQL engines allow (they look functions and relations up apart). Java's
+``JdbcCatalog`` and PyIceberg never read the new table, and it is named for iceview, so a future
+Iceberg table of functions cannot clash with it.
+
+``iceview_functions(catalog_name, function_namespace, function_name, metadata_location,
+previous_metadata_location)``, primary key ``(catalog_name, function_namespace, function_name)``:
+the layout of ``iceberg_tables`` without a type. Pointers are swapped as views' are
+(:mod:`iceview.catalog.sql_pointers`). A function is created only in an existing namespace, and
+a namespace that holds functions cannot be dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlalchemy import Connection, Engine, inspect
+from sqlalchemy.exc import DBAPIError
+
+from iceview.catalog.kinds import FUNCTION
+from iceview.catalog.metastore import MetastoreFunctionOperations, MetastoreViewCatalog
+from iceview.catalog.sql_db import Stmt, describe, is_constraint_violation, java_sql_message, transaction
+from iceview.catalog.sql_pointers import PointerTable, read_pointer, swap_pointer
+from iceview.errors import (
+    CatalogError,
+    FunctionAlreadyExistsError,
+    NoSuchFunctionError,
+    NoSuchNamespaceError,
+)
+from iceview.identifiers import ViewIdentifier, namespace_to_string, string_to_namespace
+
+if TYPE_CHECKING:
+    from iceview.udf import FunctionMetadata
+
+__all__ = ["FUNCTIONS_TABLE", "FunctionHost", "SqlFunctionOperations", "SqlFunctions"]
+
+FUNCTIONS_TABLE = "iceview_functions"
+
+CREATE_FUNCTIONS_TABLE_SQL = (
+    "CREATE TABLE iceview_functions(catalog_name VARCHAR(255) NOT NULL,"
+    "function_namespace VARCHAR(255) NOT NULL,function_name VARCHAR(255) NOT NULL,"
+    "metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
+    "PRIMARY KEY (catalog_name, function_namespace, function_name))"
+)
+_WHERE = "catalog_name = ? AND function_namespace = ? AND function_name = ?"
+GET_FUNCTION_SQL = Stmt("SELECT * FROM iceview_functions WHERE " + _WHERE)
+SWAP_FUNCTION_SQL = Stmt(
+    "UPDATE iceview_functions SET metadata_location = ? , previous_metadata_location = ? WHERE "
+    + _WHERE
+    + " AND metadata_location = ?"
+)
+INSERT_FUNCTION_SQL = Stmt(
+    "INSERT INTO iceview_functions (catalog_name, function_namespace, function_name, metadata_location, "
+    "previous_metadata_location) VALUES (?,?,?,?,null)"
+)
+LIST_FUNCTIONS_SQL = Stmt(
+    "SELECT function_namespace, function_name FROM iceview_functions WHERE catalog_name = ? AND "
+    "function_namespace = ?"
+)
+DROP_FUNCTION_SQL = Stmt("DELETE FROM iceview_functions WHERE " + _WHERE)
+RENAME_FUNCTION_SQL = Stmt(
+    "UPDATE iceview_functions SET function_namespace = ?, function_name = ? WHERE " + _WHERE
+)
+ALL_FUNCTION_POINTERS_SQL = Stmt(
+    "SELECT metadata_location, previous_metadata_location FROM iceview_functions"
+)
+
+FUNCTION_POINTERS = PointerTable(GET_FUNCTION_SQL, SWAP_FUNCTION_SQL, INSERT_FUNCTION_SQL)
+
+
+class FunctionHost(Protocol):
+    """What the function half needs of the SQL catalog."""
+
+    name: str
+    engine: Engine
+
+    def outcome_unknown(self, e: DBAPIError) -> bool: ...
+
+    def is_busy(self, e: DBAPIError) -> bool: ...
+
+    def namespace_exists(self, namespace: Sequence[str]) -> bool: ...
+
+    def _namespace_exists(self, conn: Connection, namespace: Sequence[str]) -> bool: ...
+
+    def _query(self, what: str, stmt: Stmt, *args: str | int) -> list[Any]: ...
+
+    def _execute(self, what: str, stmt: Stmt, *args: str | None) -> int: ...
+
+
+class SqlFunctions:
+    """The functions of one SQL catalog: their table, pointers and listings."""
+
+    def __init__(self, host: FunctionHost) -> None:
+        self.host = host
+        self._ready = False
+
+    # -- the table -------------------------------------------------------------------------------
+    def ready(self) -> bool:
+        """Whether ``iceview_functions`` exists (asked again until it does)."""
+        if not self._ready:
+            with self.host.engine.connect() as conn:
+                self._ready = FUNCTIONS_TABLE in {n.lower() for n in inspect(conn).get_table_names()}
+        return self._ready
+
+    def create_table(self) -> None:
+        """Create ``iceview_functions`` if it does not exist (another process may race us)."""
+        if self.ready():
+            return
+        try:
+            with transaction(self.host.engine) as conn:
+                conn.exec_driver_sql(CREATE_FUNCTIONS_TABLE_SQL)
+        except DBAPIError:
+            self._ready = False
+            if not self.ready():
+                raise
+        self._ready = True
+
+    def _require_table(self, ident: ViewIdentifier) -> None:
+        if not self.ready():
+            raise CatalogError(
+                f"Cannot create function {ident} in catalog {self.host.name}: the database has no "
+                f"{FUNCTIONS_TABLE} table (set jdbc.init-catalog-tables=true to create it)"
+            )
+
+    # -- pointers --------------------------------------------------------------------------------
+    def read(self, ident: ViewIdentifier) -> str | None:
+        if not self.ready():
+            return None
+        return read_pointer(self.host, FUNCTION_POINTERS, FUNCTION, ident)
+
+    def swap(
+        self, ident: ViewIdentifier, base_location: str | None, new_location: str, *, creating: bool
+    ) -> None:
+        host = self.host
+        if creating:
+            self._require_table(ident)
+
+        def before_insert(conn: Connection) -> None:
+            if not host._namespace_exists(conn, ident.namespace):
+                raise NoSuchNamespaceError(
+                    f"Cannot create function {ident} in catalog {host.name}. "
+                    f"Namespace {namespace_to_string(ident.namespace)} does not exist"
+                )
+
+        swap_pointer(
+            host,
+            FUNCTION_POINTERS,
+            FUNCTION,
+            ident,
+            base_location,
+            new_location,
+            creating=creating,
+            before_insert=before_insert,
+        )
+
+    def pointers(self) -> set[str]:
+        """Every current and previous metadata location of every function in the database."""
+        if not self.ready():
+            return set()
+        rows = self.host._query("list function pointers", ALL_FUNCTION_POINTERS_SQL)
+        return {
+            location
+            for row in rows
+            for location in (row["metadata_location"], row["previous_metadata_location"])
+            if location
+        }
+
+    # -- names -----------------------------------------------------------------------------------
+    def exists(self, ident: ViewIdentifier) -> bool:
+        return self.read_row(ident) is not None
+
+    def read_row(self, ident: ViewIdentifier) -> Any:
+        if not self.ready():
+            return None
+        rows = self.host._query(
+            f"load function {ident}", GET_FUNCTION_SQL, self.host.name, ident.namespace_string, ident.name
+        )
+        return rows[0] if rows else None
+
+    def list(self, namespace: Sequence[str]) -> list[tuple[str, ...]]:
+        """The functions of ``namespace``, sorted (the namespace's existence is the caller's)."""
+        if not self.ready():
+            return []
+        rows = self.host._query(
+            "list functions", LIST_FUNCTIONS_SQL, self.host.name, namespace_to_string(namespace)
+        )
+        return sorted((*string_to_namespace(r["function_namespace"]), r["function_name"]) for r in rows)
+
+    def delete(self, ident: ViewIdentifier) -> bool:
+        """Delete the function's row; False if there was none."""
+        if not self.ready():
+            return False
+        deleted = self.host._execute(
+            f"drop function {ident}", DROP_FUNCTION_SQL, self.host.name, ident.namespace_string, ident.name
+        )
+        return deleted > 0
+
+    def rename(self, src: ViewIdentifier, dst: ViewIdentifier) -> None:
+        host = self.host
+        if not host.namespace_exists(dst.namespace):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(dst.namespace)}")
+        if not self.exists(src):
+            raise NoSuchFunctionError(f"Function does not exist: {src}")
+        if self.exists(dst):
+            raise FunctionAlreadyExistsError(f"Cannot rename {src} to {dst}. Function already exists")
+        try:
+            with transaction(host.engine) as conn:
+                updated = conn.execute(
+                    RENAME_FUNCTION_SQL.clause,
+                    RENAME_FUNCTION_SQL.params(
+                        dst.namespace_string, dst.name, host.name, src.namespace_string, src.name
+                    ),
+                ).rowcount
+        except DBAPIError as e:
+            if is_constraint_violation(e):
+                raise FunctionAlreadyExistsError(
+                    f"Cannot rename {src} to {dst}. Function already exists"
+                ) from e
+            raise CatalogError(
+                f"Failed to rename function {src}: {java_sql_message(e)}: {describe(e)}"
+            ) from e
+        if updated == 0:
+            raise NoSuchFunctionError(f"Function does not exist: {src}")
+
+
+class SqlFunctionOperations(MetastoreFunctionOperations):
+    """The pointer of one function in ``iceview_functions``."""
+
+    def __init__(
+        self, catalog: MetastoreViewCatalog, functions: SqlFunctions, identifier: ViewIdentifier
+    ) -> None:
+        super().__init__(catalog, identifier)
+        self.functions = functions
+
+    def do_refresh(self) -> str | None:
+        return self.functions.read(self.identifier)
+
+    def do_commit(self, base: FunctionMetadata | None, new_location: str) -> None:
+        self.functions.swap(
+            self.identifier,
+            None if base is None else base.metadata_file_location,
+            new_location,
+            creating=base is None,
+        )
