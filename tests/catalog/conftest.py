@@ -76,6 +76,12 @@ ALSO_HIVE = {
     "test_replaces_with_one_new_schema": "hive",
     "test_every_kind_of_change_races": "hive",
 }
+# the SQL UDF cases also run through ``iceview serve`` and iceview's REST client (the REST spec's list
+# and load, iceview's write extension), but for those about the SQL catalog's own storage
+FUNCTIONS_MODULE = "test_catalog_functions"
+FUNCTIONS_SQL_ONLY = {
+    "test_the_functions_table_and_java_s_tables": "the SQL catalog's table, read with SQL",
+}
 # cases about the Hive catalog alone
 ONLY_HIVE = {"test_writers_with_and_without_locks"}
 HIVE_NOT_APPLICABLE = {
@@ -106,7 +112,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if module in REST_MODULES and metafunc.function.__name__ not in REST_NOT_APPLICABLE:
         backends.append("rest")
     name = metafunc.function.__name__
-    if (module in REST_MODULES and name not in SERVE_NOT_APPLICABLE) or name in ALSO_SERVE:
+    functions = module == FUNCTIONS_MODULE and name not in FUNCTIONS_SQL_ONLY
+    if (module in REST_MODULES and name not in SERVE_NOT_APPLICABLE) or name in ALSO_SERVE or functions:
         backends.append("serve")
     if module in REST_MODULES and name not in HIVE_NOT_APPLICABLE:
         backends.append(pytest.param("hive", marks=pytest.mark.hive))
@@ -147,9 +154,12 @@ def _empty(uri: str, warehouse: Path) -> None:
     with RestCatalog("empty", uri=uri) as catalog:
         tables = catalog.table_catalog()
         namespaces = list(walk(catalog, "namespaces"))
+        functions = catalog.supports_functions()
         for namespace in reversed(namespaces):  # children before their parents
             for view in catalog.list_views(namespace):
                 catalog.drop_view(view)
+            for function in catalog.list_functions(namespace) if functions else []:
+                catalog.drop_function(function)
             for table in tables.list_tables(namespace):
                 tables.drop_table(table)
             catalog.drop_namespace(namespace)

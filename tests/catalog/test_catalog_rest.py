@@ -121,6 +121,19 @@ def test_register_not_advertised(rest_catalog: RestCatalog, rest_ns: str) -> Non
     assert not rest_catalog.view_exists(f"{rest_ns}.r")
 
 
+def test_functions_not_advertised(rest_catalog: RestCatalog, rest_ns: str) -> None:
+    """Iceberg 1.10.2's server keeps no SQL UDFs: the client says so, and sends nothing."""
+    from iceview.function import NewDefinition
+
+    assert not rest_catalog.supports_functions()
+    with pytest.raises(UnsupportedOperationError, match="does not keep SQL UDFs"):
+        rest_catalog.list_functions(rest_ns)
+    with pytest.raises(UnsupportedOperationError, match="does not keep SQL UDFs"):
+        rest_catalog.load_function(f"{rest_ns}.f")
+    with pytest.raises(UnsupportedOperationError, match="does not keep SQL UDFs"):
+        rest_catalog.create_function(f"{rest_ns}.f", NewDefinition([("x", "int")], "int", {"spark": "x"}))
+
+
 def test_paging_with_a_small_page_size(java_rest_server: Any, rest_ns: str) -> None:
     proxy = RestProxy(java_rest_server.uri)
     try:

@@ -46,13 +46,38 @@ from schemathesis.specs.openapi.checks import (
 from starlette.testclient import TestClient
 
 from iceview.catalog import Catalog, load_catalog
+from iceview.function import NewDefinition
 from iceview.server.app import create_app, endpoints
 from iceview.server.context import ServedCatalog
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rest"
 DOCUMENT = DATA / "rest-catalog-open-api-1.10.2.yaml"
 DOCUMENT_1_11 = DATA / "rest-catalog-open-api-1.11.0.yaml"
+DOCUMENT_MAIN = DATA / "rest-catalog-open-api-main-2026-08-21.yaml"
 REGISTER_VIEW = "/v1/{prefix}/namespaces/{namespace}/register-view"
+FUNCTION_PATHS = (
+    "/v1/{prefix}/namespaces/{namespace}/functions",
+    "/v1/{prefix}/namespaces/{namespace}/functions/{function}",
+)
+
+
+def _copy_with_refs(node: Any, source: dict[str, Any], target: dict[str, Any]) -> None:
+    """Copy into ``target``'s components every component ``node`` references, transitively, that
+    ``target`` lacks (from ``source``)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/"):
+            _, _, kind, name = ref.split("/", 3)
+            bucket = target["components"].setdefault(kind, {})
+            if name not in bucket:
+                bucket[name] = source["components"][kind][name]
+                _copy_with_refs(bucket[name], source, target)
+        for value in node.values():
+            _copy_with_refs(value, source, target)
+    elif isinstance(node, list):
+        for value in node:
+            _copy_with_refs(value, source, target)
+
 
 PREFIX = "fuzz"
 NAMESPACE = "fuzz_ns"
@@ -60,7 +85,8 @@ TABLE = "fuzz_table"
 VIEW = "fuzz_view"
 KEPT_VIEW = "kept_view"
 """A view no generated path names (the fuzzed one may be dropped or renamed): it must still load."""
-REAL = {"prefix": PREFIX, "namespace": NAMESPACE, "table": TABLE, "view": VIEW}
+FUNCTION = "fuzz_function"
+REAL = {"prefix": PREFIX, "namespace": NAMESPACE, "table": TABLE, "view": VIEW, "function": FUNCTION}
 
 EXAMPLES = int(os.environ.get("ICEVIEW_FUZZ_EXAMPLES", "15"))
 """Examples of each kind per endpoint: ~20 endpoints x 3 kinds x 15 run in ~20 s on 2 cores."""
@@ -123,6 +149,8 @@ def openapi_document() -> dict[str, Any]:
 
     * 1.11.0's ``register-view`` endpoint and ``RegisterViewRequest`` are added (the server serves
       it; 1.10.2's document predates it);
+    * the main branch's SQL UDF list and load (2026-08-21) are added, with the components they
+      reference;
     * ``servers`` is ``/``: its ``{scheme}://{host}/{basePath}`` templates name no real server;
     * the global ``security`` is removed: without an authenticator every request is allowed, and
       generating ``Authorization`` headers would only test that the server ignores them;
@@ -143,6 +171,11 @@ def openapi_document() -> dict[str, Any]:
     components["parameters"].setdefault(
         "idempotency-key", newer["components"]["parameters"]["idempotency-key"]
     )
+    # the SQL UDF list and load of Iceberg's main branch (the server serves them for a SQL catalog)
+    main: dict[str, Any] = yaml.safe_load(DOCUMENT_MAIN.read_text(encoding="utf-8"))
+    for path in FUNCTION_PATHS:
+        document["paths"][path] = main["paths"][path]
+        _copy_with_refs(main["paths"][path], main, document)
     document["servers"] = [{"url": "/"}]
     document.pop("security", None)
     delegation = {"$ref": "#/components/parameters/data-access"}
@@ -213,6 +246,14 @@ def _make_catalog(root: Path) -> tuple[Catalog, Path]:
             default_namespace=(NAMESPACE,),
         )
     catalog.table_catalog().create_table((NAMESPACE, TABLE), SCHEMA)
+    catalog.create_function(
+        f"{NAMESPACE}.{FUNCTION}",
+        [
+            NewDefinition([("x", "int")], "int", {"spark": "x + 1"}),
+            NewDefinition([("s", "string")], "string", {"spark": "upper(s)"}, on_null_input="return-null"),
+        ],
+        doc="ünïcode döc",
+    )
     return catalog, database
 
 

@@ -333,6 +333,11 @@ class Catalog(ABC):
     # -- functions (SQL UDFs) --------------------------------------------------------------------
     # A catalog that keeps no functions answers UnsupportedOperationError; see docs/functions.md.
 
+    def supports_functions(self) -> bool:
+        """Whether this catalog keeps SQL UDFs (else every function method raises
+        ``UnsupportedOperationError``)."""
+        return False
+
     def _no_functions(self) -> UnsupportedOperationError:
         return UnsupportedOperationError(
             f"The {self.catalog_type} catalog {self.name} does not keep SQL UDFs"
@@ -368,7 +373,6 @@ class Catalog(ABC):
         from iceview.function.changes import create_change
 
         ident = to_new_identifier(identifier)
-        self._before_function_create(ident)
         change = create_change(
             definitions if isinstance(definitions, Sequence) else [definitions],
             location or self.default_function_location(ident),
@@ -379,8 +383,9 @@ class Catalog(ABC):
         return self.commit_function(ident, change.requirements, change.updates)
 
     def _before_function_create(self, identifier: ViewIdentifier) -> None:
-        """Refuse a create before anything is written: :meth:`_no_functions` unless this catalog
-        keeps functions (a catalog that does checks what it can, such as the namespace)."""
+        """Called by :meth:`commit_function` before a create writes anything: raise
+        :meth:`_no_functions` unless this catalog keeps functions (one that does checks what it
+        can, such as the namespace)."""
         raise self._no_functions()
 
     def default_function_location(self, identifier: ViewIdentifier) -> str | None:
@@ -409,16 +414,18 @@ class Catalog(ABC):
     def metadata_pointers(self) -> set[str]:
         """Every metadata file location an entry of this catalog points at: what must never be
         deleted as an orphan (:func:`iceview.catalog.orphans.metadata_orphans`). This default
-        walks every namespace and loads every view; a catalog that can answer at once does."""
+        walks every namespace and loads every view and function; a catalog that can answer at once
+        does."""
         found: set[str] = set()
+        functions = self.supports_functions()
         pending: list[tuple[str, ...]] = [()]
         while pending:
             namespace = pending.pop()
             pending += self.list_namespaces(namespace)
-            for name in self.list_views(namespace):
-                location = self.load_view(name).metadata_location
-                if location:
-                    found.add(location)
+            locations = [self.load_view(name).metadata_location for name in self.list_views(namespace)]
+            if functions:
+                locations += [self.load_function(f).metadata_location for f in self.list_functions(namespace)]
+            found.update(location for location in locations if location)
         return found
 
     def display_uri(self) -> str | None:

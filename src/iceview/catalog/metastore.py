@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from iceview.catalog.interface import Catalog
-from iceview.catalog.kinds import Metadata
+from iceview.catalog.kinds import FUNCTION, Metadata
 from iceview.catalog.operations import (
     METADATA_CACHE_SIZE,
     FunctionOperations,
@@ -243,6 +243,8 @@ class MetastoreViewCatalog(Catalog):
             handle_ops = identifier.operations if identifier.catalog is self else None
         else:
             ident, handle_ops = to_identifier(identifier), None
+        if any(isinstance(r, FUNCTION.assert_create()) for r in requirements):
+            self._before_function_create(to_new_identifier(ident))
         reuse = isinstance(handle_ops, FunctionOperations)
         ops = handle_ops if isinstance(handle_ops, FunctionOperations) else self.new_function_ops(ident)
         self._commit(ops, reuse, requirements, updates, None)

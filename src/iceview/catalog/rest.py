@@ -41,7 +41,18 @@ from iceview.catalog.properties import (
     property_as_int,
 )
 from iceview.catalog.rest_errors import Call, Redactor
-from iceview.catalog.rest_session import PAGE_SIZE, RestSession, ViewEndpoint, rest_error_from_pyiceberg
+from iceview.catalog.rest_functions import FunctionEndpoint, RestFunctionOperations, RestFunctions
+from iceview.catalog.rest_session import (
+    PAGE_SIZE,
+    REFERENCED_BY,
+    RestSession,
+    ViewEndpoint,
+    referenced_by_param,
+    rest_error_from_pyiceberg,
+)
+from iceview.catalog.rest_session import (
+    chain as _chain,
+)
 from iceview.errors import (
     CommitFailedError,
     CommitStateUnknownError,
@@ -57,6 +68,7 @@ from iceview.errors import (
     UnsupportedOperationError,
     ViewUUIDMismatchError,
 )
+from iceview.function import Function
 from iceview.identifiers import (
     IdentifierLike,
     NamespaceLike,
@@ -70,47 +82,16 @@ from iceview.identifiers import (
 from iceview.spec import AssertCreate, AssertViewUUID, ViewMetadata, ViewRequirement, ViewUpdate, apply
 from iceview.spec.codec import parse_object
 from iceview.spec.schema import schema_to_json
+from iceview.udf import AssertCreate as AssertFunctionCreate
+from iceview.udf import FunctionRequirement, FunctionUpdate
 from iceview.view import View, ViewDefinition
 from iceview.view.changes import create_change, replace_change
 
 __all__ = ["REFERENCED_BY", "RestCatalog", "RestViewOperations", "referenced_by_param"]
 
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-REFERENCED_BY = "referenced-by"
-"""The query parameter of a load that names the views it goes through (REST spec 1.11)."""
-
-
-def referenced_by_param(views: Sequence[ViewIdentifier], separator: str) -> str:
-    """The ``referenced-by`` value (before URL encoding) for a chain of views, outermost first:
-    each ``{namespace}{separator}{view}`` with the levels joined by ``separator`` (the ``parent``
-    encoding of list namespaces), commas in a level or name written ``%2C``, the identifiers joined
-    by commas. A view without a namespace, or with the separator in a level or its name, cannot be
-    written so: :class:`InvalidArgumentError`."""
-    encoded: list[str] = []
-    for view in views:
-        if not view.namespace:
-            raise InvalidArgumentError(f"Cannot send {REFERENCED_BY} view {view}: it has no namespace")
-        parts = view.levels
-        if any(separator in part for part in parts):
-            raise InvalidArgumentError(
-                f"Cannot send {REFERENCED_BY} view {view}: a level or its name contains the "
-                f"namespace separator {separator!r}"
-            )
-        encoded.append(separator.join(part.replace(",", "%2C") for part in parts))
-    return ",".join(encoded)
-
-
-def _chain(referenced_by: Sequence[IdentifierLike] | None) -> tuple[ViewIdentifier, ...]:
-    if referenced_by is None:
-        return ()
-    if isinstance(referenced_by, str):
-        raise InvalidArgumentError(
-            f"referenced_by must be a sequence of view identifiers, not the string {referenced_by!r}"
-        )
-    return tuple(to_identifier(view) for view in referenced_by)
 
 
 class RestViewOperations:
@@ -167,6 +148,7 @@ class RestCatalog(Catalog):
             )
         super().__init__(name, properties)
         self._session = RestSession(name, properties)
+        self._functions = RestFunctions(self, self._session)
         self._reads: ThreadPoolExecutor | None = None
         self._reads_lock = threading.Lock()
         # the merged properties: the server's defaults, the caller's, the server's overrides
@@ -439,6 +421,53 @@ class RestCatalog(Catalog):
         response = self._session.send("POST", url, Call.CREATE, what, body=body)
         registered = self._metadata(self._session.json_body(response, Call.CREATE, what), Call.CREATE, what)
         return self._view(RestViewOperations(self, ident, registered))
+
+    # -- functions (SQL UDFs: iceview.catalog.rest_functions) --------------------------------------
+    def supports_functions(self) -> bool:
+        return self._functions.supported()
+
+    def _before_function_create(self, identifier: ViewIdentifier) -> None:
+        self._functions.checked(identifier)
+        self._functions.require(FunctionEndpoint.COMMIT)
+
+    def _function(self, ops: RestFunctionOperations) -> Function:
+        return Function(ops, self.full_view_name(ops.identifier), catalog=self)
+
+    def commit_function(
+        self,
+        identifier: IdentifierLike | Function,
+        requirements: Sequence[FunctionRequirement],
+        updates: Sequence[FunctionUpdate],
+    ) -> Function:
+        if isinstance(identifier, Function):
+            ident = identifier.identifier
+            held = identifier.operations if identifier.catalog is self else None
+        else:
+            ident, held = to_identifier(identifier), None
+        ops = held if isinstance(held, RestFunctionOperations) else None
+        if any(isinstance(r, AssertFunctionCreate) for r in requirements):
+            self._before_function_create(to_new_identifier(ident))
+        return self._function(self._functions.commit(ident, ops, requirements, updates))
+
+    def load_function(self, identifier: IdentifierLike) -> Function:
+        ident = to_identifier(identifier)
+        metadata = self._functions.load_metadata(ident)
+        return self._function(RestFunctionOperations(self._functions, ident, metadata))
+
+    def function_exists(self, identifier: IdentifierLike) -> bool:
+        return self._functions.exists(to_identifier(identifier))
+
+    def list_functions(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
+        return self._functions.list(to_namespace(namespace))
+
+    def drop_function(self, identifier: IdentifierLike) -> bool:
+        return self._functions.drop(to_identifier(identifier))
+
+    def rename_function(self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike) -> None:
+        src = to_identifier(from_identifier)
+        dst = to_new_identifier(to_identifier_)
+        if src != dst:
+            self._functions.rename(src, dst)
 
     # -- namespaces and tables, through PyIceberg's RestCatalog -----------------------------------
     def _pyiceberg(self, what: str, call: Callable[[], T]) -> T:

@@ -20,10 +20,12 @@ from iceview.errors import (
     CommitFailedError,
     CommitStateUnknownError,
     ForbiddenError,
+    FunctionAlreadyExistsError,
     IceviewError,
     InvalidArgumentError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
+    NoSuchFunctionError,
     NoSuchNamespaceError,
     NoSuchTableError,
     NoSuchViewError,
@@ -94,6 +96,7 @@ def parse_error_body(text: str) -> tuple[str | None, str | None]:
 # the server's exception type -> iceview's class, for the calls where the status alone is ambiguous
 _BY_TYPE: dict[str, type[IceviewError]] = {
     "NoSuchViewException": NoSuchViewError,
+    "NoSuchFunctionException": NoSuchFunctionError,
     "NoSuchNamespaceException": NoSuchNamespaceError,
     "NoSuchTableException": NoSuchTableError,
     "NoSuchIcebergTableException": NoSuchTableError,
@@ -111,6 +114,8 @@ _BY_TYPE: dict[str, type[IceviewError]] = {
 
 
 def _already_exists(message: str, call: Call) -> IceviewError:
+    if message.startswith("Function") or ". Function already exists" in message:
+        return FunctionAlreadyExistsError(message)
     is_table = message.startswith("Table") or ". Table already exists" in message
     if is_table and call is not Call.NAMESPACE:
         return TableAlreadyExistsError(message)
@@ -151,6 +156,8 @@ def error_from_response(code: int, body: str, call: Call, what: str, redact: Red
     if code == 404:
         if call is Call.NAMESPACE or error_type == "NoSuchNamespaceException":
             return NoSuchNamespaceError(message)
+        if what.startswith("function "):
+            return NoSuchFunctionError(message)
         return NoSuchViewError(message)
     if code == 400:
         return BadRequestError(message, code, error_type)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlparse, urlsplit
 
@@ -45,6 +45,7 @@ from iceview.errors import (
     ServiceUnavailableError,
     UnsupportedOperationError,
 )
+from iceview.identifiers import IdentifierLike, ViewIdentifier, to_identifier
 from iceview.spec.pydantic_errors import validation_problem
 
 __all__ = [
@@ -52,9 +53,12 @@ __all__ = [
     "NAMESPACE_SEPARATOR",
     "PAGE_SIZE",
     "PYICEBERG_PARTS",
+    "REFERENCED_BY",
     "VIEW_ENDPOINTS",
     "RestSession",
     "ViewEndpoint",
+    "chain",
+    "referenced_by_param",
     "rest_error_from_pyiceberg",
 ]
 
@@ -208,6 +212,40 @@ def _with_nested_auth(properties: Mapping[str, str]) -> dict[str, Any]:
     if nested:
         out["auth"] = nested
     return out
+
+
+REFERENCED_BY = "referenced-by"
+"""The query parameter of a load that names the views it goes through (REST spec 1.11)."""
+
+
+def referenced_by_param(views: Sequence[ViewIdentifier], separator: str) -> str:
+    """The ``referenced-by`` value (before URL encoding) for a chain of views, outermost first:
+    each ``{namespace}{separator}{view}`` with the levels joined by ``separator`` (the ``parent``
+    encoding of list namespaces), commas in a level or name written ``%2C``, the identifiers joined
+    by commas. A view without a namespace, or with the separator in a level or its name, cannot be
+    written so: :class:`InvalidArgumentError`."""
+    encoded: list[str] = []
+    for view in views:
+        if not view.namespace:
+            raise InvalidArgumentError(f"Cannot send {REFERENCED_BY} view {view}: it has no namespace")
+        parts = view.levels
+        if any(separator in part for part in parts):
+            raise InvalidArgumentError(
+                f"Cannot send {REFERENCED_BY} view {view}: a level or its name contains the "
+                f"namespace separator {separator!r}"
+            )
+        encoded.append(separator.join(part.replace(",", "%2C") for part in parts))
+    return ",".join(encoded)
+
+
+def chain(referenced_by: Sequence[IdentifierLike] | None) -> tuple[ViewIdentifier, ...]:
+    if referenced_by is None:
+        return ()
+    if isinstance(referenced_by, str):
+        raise InvalidArgumentError(
+            f"referenced_by must be a sequence of view identifiers, not the string {referenced_by!r}"
+        )
+    return tuple(to_identifier(view) for view in referenced_by)
 
 
 class RestSession:

@@ -420,6 +420,9 @@ class SqlCatalog(MetastoreViewCatalog):
         log.info("Renamed view from %s, to %s", src, dst)
 
     # -- functions -------------------------------------------------------------------------------
+    def supports_functions(self) -> bool:
+        return True
+
     def _before_function_create(self, identifier: ViewIdentifier) -> None:
         """A function is created only in an existing namespace (checked again in the insert's
         transaction)."""

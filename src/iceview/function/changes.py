@@ -200,7 +200,8 @@ def create_change(
             f"Invalid definitions: {shorten(definitions)} (at least one NewDefinition)"
         )
     builder = FunctionMetadataBuilder(None).assign_uuid(str(uuidlib.uuid4()))
-    builder.set_location(location)
+    if location is not None:  # None: the catalog chooses (a REST server does)
+        builder.set_location(location)
     if properties:
         builder.set_properties(properties)
     if doc is not None:

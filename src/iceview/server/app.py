@@ -55,9 +55,10 @@ log = logging.getLogger("iceview.server")
 _RESERVED_PREFIXES = {"namespaces", "tables", "views", "transactions", "oauth", "config"}
 
 
-def endpoints() -> list[str]:
-    """Every endpoint the server serves, as ``/v1/config`` advertises them."""
-    return [route.endpoint for route in ROUTES]
+def endpoints(functions: bool = True) -> list[str]:
+    """Every endpoint the server serves, as ``/v1/config`` advertises them; the SQL UDF endpoints
+    only with ``functions`` (a catalog that keeps them)."""
+    return [route.endpoint for route in ROUTES if functions or not route.functions]
 
 
 def _iso_duration(seconds: int) -> str:
@@ -257,7 +258,11 @@ class _App:
         overrides: dict[str, str] = {}
         if len(self.catalogs) > 1:
             overrides["prefix"] = served.name
-        body: dict[str, Any] = {"defaults": {}, "overrides": overrides, "endpoints": endpoints()}
+        body: dict[str, Any] = {
+            "defaults": {},
+            "overrides": overrides,
+            "endpoints": endpoints(served.catalog.supports_functions()),
+        }
         if self.idempotency is not None:
             body["idempotency-key-lifetime"] = _iso_duration(self.settings.idempotency_lifetime_s)
         return _json(200, body)

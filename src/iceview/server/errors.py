@@ -61,6 +61,7 @@ _RULES: tuple[tuple[type[BaseException], _Rule], ...] = (
     (ice.ForbiddenError, _Rule(403, "ForbiddenException")),
     (ice.LocationOutsideWarehouseError, _Rule(403, "ForbiddenException")),
     (ice.NoSuchViewError, _Rule(404, "NoSuchViewException")),
+    (ice.NoSuchFunctionError, _Rule(404, "NoSuchFunctionException")),
     (ice.NoSuchTableError, _Rule(404, "NoSuchTableException")),
     (ice.NoSuchNamespaceError, _Rule(404, "NoSuchNamespaceException")),
     (ice.AlreadyExistsError, _Rule(409, "AlreadyExistsException")),

@@ -236,6 +236,19 @@ def parse_referenced_by(value: str | None) -> tuple[ViewIdentifier, ...]:
     return tuple(chain)
 
 
+def identifier_from_body(body: dict[str, Any], key: str, what: str) -> ViewIdentifier:
+    """The ``TableIdentifier`` object at ``key`` of a request body (a rename's ``source`` or
+    ``destination``, a commit's ``identifier``)."""
+    node = body.get(key)
+    if type(node) is not dict:
+        raise bad_request(f"Invalid {what}: missing or non-object field {key}", f"$.{key}")
+    namespace = tuple(
+        check_level(n, "namespace") for n in get_string_list(node, "namespace", f"{what}.{key}")
+    )
+    name = check_level(get_string(node, "name", f"{what}.{key}") or "", "name")
+    return ViewIdentifier(namespace, name)
+
+
 def identifier_json(namespace: Sequence[str], name: str) -> dict[str, Any]:
     """A ``TableIdentifier`` document."""
     return {"namespace": list(namespace), "name": name}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iceview.identifiers import ViewIdentifier
-from iceview.server import namespaces, tables, views
+from iceview.server import functions, namespaces, tables, views
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.protocol import check_level, namespace_from_path
 
@@ -58,6 +58,8 @@ class Route:
     at_once: Callable[[Call], Reply | None] | None = None
     """The answer when it can be given without waiting (on the event loop), else None: then
     ``handler`` runs on a thread."""
+    functions: bool = False
+    """A SQL UDF endpoint: served (and advertised) only for a catalog that keeps functions."""
     referenced_by: bool = False
     """Whether the route takes the ``referenced-by`` query parameter (REST spec 1.11: load table,
     load credentials, load view): the app parses it into :attr:`Call.referenced_by`."""
@@ -182,5 +184,47 @@ ROUTES: tuple[Route, ...] = (
         lambda c: views.register_view(c.served, c.namespace, c.json, c.settings),
         mutation=True,
         body="RegisterViewRequest",
+    ),
+    # SQL UDFs: list and load are the REST spec's (main branch); the writes are iceview's extension
+    Route(
+        "GET",
+        _NS + "/functions",
+        lambda c: functions.function_list(c.served, c.namespace, c.query, c.settings),
+        functions=True,
+    ),
+    Route(
+        "GET",
+        _NS + "/functions/{function}",
+        lambda c: functions.load_function(c.served, c.identifier("function")),
+        functions=True,
+    ),
+    Route(
+        "HEAD",
+        _NS + "/functions/{function}",
+        lambda c: functions.function_exists(c.served, c.identifier("function")),
+        functions=True,
+    ),
+    Route(
+        "POST",
+        _NS + "/functions/{function}",
+        lambda c: functions.commit_function(c.served, c.identifier("function"), c.json, c.settings),
+        mutation=True,
+        body="CommitFunctionRequest",
+        functions=True,
+    ),
+    Route(
+        "DELETE",
+        _NS + "/functions/{function}",
+        lambda c: functions.drop_function(c.served, c.identifier("function")),
+        mutation=True,
+        functions=True,
+    ),
+    Route(
+        "POST",
+        "/functions/rename",
+        lambda c: functions.rename_function(c.served, c.json),
+        mutation=True,
+        body="RenameTableRequest",
+        functions=True,
     ),
 )

@@ -19,11 +19,10 @@ from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import bad_request
 from iceview.server.protocol import (
-    check_level,
     check_new_identifier,
     get_string,
-    get_string_list,
     get_string_map,
+    identifier_from_body,
     identifier_json,
     invalid_page_token,
     next_page_token,
@@ -184,7 +183,7 @@ def commit_view(
 ) -> Reply:
     if body.get("identifier") is not None:
         # optional (the path names the view); when given, it must be well formed and the same view
-        named = _identifier(body, "identifier", "CommitViewRequest")
+        named = identifier_from_body(body, "identifier", "CommitViewRequest")
         if named != ident:
             raise bad_request(
                 f"Invalid CommitViewRequest: identifier {named} does not match the view of the path, {ident}",
@@ -211,21 +210,10 @@ def drop_view(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
     return Reply(204)
 
 
-def _identifier(body: dict[str, Any], key: str, what: str) -> ViewIdentifier:
-    node = body.get(key)
-    if type(node) is not dict:
-        raise bad_request(f"Invalid {what}: missing or non-object field {key}", f"$.{key}")
-    namespace = tuple(
-        check_level(n, "namespace") for n in get_string_list(node, "namespace", f"{what}.{key}")
-    )
-    name = check_level(get_string(node, "name", f"{what}.{key}") or "", "name")
-    return ViewIdentifier(namespace, name)
-
-
 def rename_view(served: ServedCatalog, body: dict[str, Any]) -> Reply:
     what = "RenameTableRequest"
-    source = _identifier(body, "source", what)
-    destination = _identifier(body, "destination", what)
+    source = identifier_from_body(body, "source", what)
+    destination = identifier_from_body(body, "destination", what)
     check_new_identifier(destination.namespace, destination.name, "view")
     served.catalog.rename_view(source, destination)
     return Reply(204)

@@ -1,0 +1,130 @@
+"""The SQL UDF endpoints: a thin layer over the catalog interface, as the view endpoints are.
+
+List and load are the Iceberg REST spec's (its main branch: ``GET .../namespaces/{namespace}/functions``
+and ``GET .../functions/{function}``). The spec has no writes for functions yet; iceview adds them
+as an extension, advertised in ``/v1/config`` like every other endpoint (docs/functions.md):
+
+* ``POST .../functions/{function}``: a ``CommitFunctionRequest``, ``{"requirements": [...],
+  "updates": [...]}`` in the JSON forms of :mod:`iceview.udf`, through ``Catalog.commit_function``
+  (the one change path). With an ``assert-create`` requirement the function is created, at the
+  catalog's default location unless the updates set one.
+* ``HEAD`` and ``DELETE .../functions/{function}``; ``POST .../functions/rename`` (a
+  ``RenameTableRequest``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from iceview.errors import InvalidMetadataError, NoSuchFunctionError
+from iceview.files import check_in_warehouse, check_location_properties
+from iceview.function import Function
+from iceview.identifiers import ViewIdentifier
+from iceview.server.context import Reply, ServedCatalog, ServerSettings
+from iceview.server.errors import bad_request
+from iceview.server.protocol import check_new_identifier, identifier_from_body, page
+from iceview.udf import (
+    AssertCreate,
+    FunctionRequirement,
+    FunctionUpdate,
+    SetLocation,
+    SetProperties,
+    function_metadata_to_dict,
+    requirement_from_dict,
+    update_from_dict,
+)
+
+__all__ = [
+    "commit_function",
+    "drop_function",
+    "function_exists",
+    "function_list",
+    "load_function",
+    "rename_function",
+]
+
+
+def load_result(function: Function) -> dict[str, Any]:
+    """A ``LoadFunctionResult``."""
+    return {
+        "metadata-location": function.metadata_location,
+        "metadata": function_metadata_to_dict(function.metadata),
+    }
+
+
+def function_list(
+    served: ServedCatalog, namespace: tuple[str, ...], query: dict[str, str], settings: ServerSettings
+) -> Reply:
+    found = served.catalog.list_functions(namespace)
+    chunk = page(found, lambda n: n, query.get("pageToken"), query.get("pageSize"), settings.max_page_size)
+    body: dict[str, Any] = {"identifiers": [list(n) for n in chunk.items]}
+    if chunk.next_token:
+        body["next-page-token"] = chunk.next_token
+    return Reply(200, body)
+
+
+def load_function(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
+    return Reply(200, load_result(served.catalog.load_function(ident)))
+
+
+def function_exists(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
+    if not served.catalog.function_exists(ident):
+        raise NoSuchFunctionError(f"Function does not exist: {ident}")
+    return Reply(204)
+
+
+def parse_change(body: dict[str, Any]) -> tuple[list[FunctionRequirement], list[FunctionUpdate]]:
+    """The requirements and updates of a ``CommitFunctionRequest``."""
+    what = "CommitFunctionRequest"
+    raw_requirements = body.get("requirements", [])
+    raw_updates = body.get("updates")
+    if raw_updates is None:
+        raise bad_request(f"Invalid {what}: missing field updates", "$.updates")
+    if type(raw_requirements) is not list:
+        raise bad_request(f"Invalid {what}: requirements must be an array", "$.requirements")
+    if type(raw_updates) is not list:
+        raise bad_request(f"Invalid {what}: updates must be an array", "$.updates")
+    try:
+        requirements = [
+            requirement_from_dict(r, f"$.requirements[{i}]") for i, r in enumerate(raw_requirements)
+        ]
+        updates = [update_from_dict(u, f"$.updates[{i}]") for i, u in enumerate(raw_updates)]
+    except InvalidMetadataError as e:
+        raise bad_request(f"Invalid {what}: {e.message}", e.path) from None
+    return requirements, updates
+
+
+def commit_function(
+    served: ServedCatalog, ident: ViewIdentifier, body: dict[str, Any], settings: ServerSettings
+) -> Reply:
+    requirements, updates = parse_change(body)
+    root = served.warehouse_root(settings.allow_external_locations)
+    # the catalog checks again what it commits; checked first here for any catalog served
+    for update in updates:
+        if isinstance(update, SetLocation):
+            check_in_warehouse(update.location, root, "function location")
+        elif isinstance(update, SetProperties):
+            check_location_properties(update.updates, root, "function")
+    if any(isinstance(r, AssertCreate) for r in requirements):
+        check_new_identifier(ident.namespace, ident.name, "function")
+        if not any(isinstance(u, SetLocation) for u in updates):
+            location = served.catalog.default_function_location(ident)
+            if location is not None:
+                updates = [SetLocation(location), *updates]
+    function = served.catalog.commit_function(ident, requirements, updates)
+    return Reply(200, load_result(function))
+
+
+def drop_function(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
+    if not served.catalog.drop_function(ident):
+        raise NoSuchFunctionError(f"Function does not exist: {ident}")
+    return Reply(204)
+
+
+def rename_function(served: ServedCatalog, body: dict[str, Any]) -> Reply:
+    what = "RenameTableRequest"
+    source = identifier_from_body(body, "source", what)
+    destination = identifier_from_body(body, "destination", what)
+    check_new_identifier(destination.namespace, destination.name, "function")
+    served.catalog.rename_function(source, destination)
+    return Reply(204)
