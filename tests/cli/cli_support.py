@@ -33,6 +33,7 @@ from pyiceberg.types import (
 from fixtures.events import EVENT_AGG_SCHEMA, EVENT_AGG_SQL, create_events_table
 from iceview.catalog.sql import SqlCatalog
 from iceview.cli import cli
+from iceview.function import NewDefinition
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
@@ -175,10 +176,14 @@ def build_demo(root: Path) -> Demo:
     return demo
 
 
+CELSIUS = "default.to_celsius"
+
+
 def add_events(demo: Demo) -> Demo:
     """Add the events lake to a demo catalog: the Iceberg table ``default.events`` (6 rows, written
-    through PyIceberg), the view ``default.events_by_source`` (Spark SQL) and the view
-    ``default.source_stats`` (Trino SQL only)."""
+    through PyIceberg), the view ``default.events_by_source`` (Spark SQL), the view
+    ``default.source_stats`` (Trino SQL only) and the SQL UDF ``default.to_celsius`` (two
+    definitions, ``double`` at version 2)."""
     with demo.catalog() as catalog:
         create_events_table(catalog, EVENTS)
         catalog.create_view(
@@ -195,6 +200,15 @@ def add_events(demo: Demo) -> Demo:
             default_namespace=("default",),
             summary={"engine-name": "Trino", "engine-version": "476"},
         )
+        celsius = catalog.create_function(
+            CELSIUS,
+            [
+                NewDefinition([("f", "double")], "double", {"spark": "(f - 32) * 5 / 9"}),
+                NewDefinition([("f", "int")], "double", {"spark": "(f - 32) * 5.0 / 9"}),
+            ],
+            doc="Fahrenheit to Celsius",
+        )
+        celsius.replace_definition("double", {"spark": "(f - 32) / 1.8", "trino": "(f - 32) / 1.8"})
     return demo
 
 

@@ -388,8 +388,8 @@ def test_rollback_that_would_drop_a_dialect(demo: Demo, run: Run) -> None:
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (("show",), "Missing argument 'VIEW'"),
-        (("history",), "Missing argument 'VIEW'"),
+        (("show",), "Missing argument 'NAME'"),
+        (("history",), "Missing argument 'NAME'"),
         (("diff", VIEW, "one"), "invalid version 'one'"),
         (("rollback", VIEW), "give exactly one of --to N and --at TIMESTAMP"),
         (("rollback", VIEW, "--to", "1", "--at", "0"), "give exactly one of --to N and --at TIMESTAMP"),
@@ -597,7 +597,7 @@ def test_unexpected_errors_are_one_line_too(run: Run, monkeypatch: pytest.Monkey
     def boom(*_args: object) -> None:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(show, "load_target", boom)
+    monkeypatch.setattr(show, "load_view_or_function", boom)
     fails(
         run("show", VIEW),
         ExitCode.FAILURE,

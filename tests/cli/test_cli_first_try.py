@@ -53,7 +53,7 @@ def metadata_files(demo: Demo) -> list[str]:
     [
         (("show", "default.event_ag"), ExitCode.NOT_FOUND, "did you mean default.event_agg?"),
         (("rollback", VIEW), ExitCode.USAGE, "give exactly one of --to N and --at TIMESTAMP"),
-        (("show",), ExitCode.USAGE, "Missing argument 'VIEW'"),
+        (("show",), ExitCode.USAGE, "Missing argument 'NAME'"),
         (("-c", "nowhere", "list"), ExitCode.CATALOG, "catalog 'nowhere' is not configured"),
     ],
 )
@@ -110,7 +110,7 @@ def test_csv_is_refused_where_there_are_no_rows(run: Run) -> None:
     result = run("show", VIEW, "-o", "csv")
     assert result.exit_code == ExitCode.USAGE
     assert (
-        "-o csv is for the commands that print rows (namespaces, list, tables, history, catalogs, sql)"
+        "-o csv is for the commands that print rows (namespaces, list, tables, functions, history, catalogs, sql)"
         in (result.stderr)
     )
 

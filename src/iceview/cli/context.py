@@ -200,7 +200,7 @@ class IceviewCommand(click.Command):
             raise error from e
 
 
-ROW_COMMANDS = ("namespaces", "list", "tables", "history", "catalogs", "sql")
+ROW_COMMANDS = ("namespaces", "list", "tables", "functions", "history", "catalogs", "sql")
 """The commands that take ``-o csv`` and ``-o tsv``."""
 
 

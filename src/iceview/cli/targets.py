@@ -20,6 +20,7 @@ from iceview.cli.suggest import no_such_view
 if TYPE_CHECKING:
     from iceview.catalog import Catalog
     from iceview.cli.context import State
+    from iceview.cli.functions import FunctionTarget
     from iceview.spec import ViewMetadata
     from iceview.view import View
 
@@ -29,6 +30,8 @@ __all__ = [
     "is_file_argument",
     "load_target",
     "load_view",
+    "load_view_or_function",
+    "read_bytes",
     "read_file",
     "require_version",
 ]
@@ -65,20 +68,15 @@ def _gzipped(name: str) -> bool:
     return name.endswith(".gz")
 
 
-def read_file(location: str, properties: Mapping[str, str] | None = None) -> ViewMetadata:
-    """Read a metadata file of any name. gzip is chosen by name, as Iceberg does:
-    ``*.gz.metadata.json``, ``*.metadata.json.gz`` or, for other names, a ``.gz`` ending. Raises
-    :class:`NotFound` for a missing file and :class:`InvalidMetadata` for one that cannot be read
-    or parsed (its ``__cause__`` is the library's error)."""
+def read_bytes(location: str, properties: Mapping[str, str] | None = None) -> bytes:
+    """The bytes of a metadata file, as stored. Raises :class:`NotFound` for a missing file and
+    :class:`InvalidMetadata` for one that cannot be read."""
     from iceview import files
-    from iceview.errors import InvalidMetadataError
-    from iceview.spec import ViewMetadata
 
-    name = location.rstrip("/").rsplit("/", 1)[-1]
     try:
         io = files.file_io_for(location, properties)
         with io.new_input(location).open() as stream:
-            raw = stream.read()
+            return bytes(stream.read())
     except FileNotFoundError:
         raise NotFound(f"metadata file does not exist: {location}") from None
     except IsADirectoryError as e:
@@ -87,6 +85,21 @@ def read_file(location: str, properties: Mapping[str, str] | None = None) -> Vie
         if "not found" in str(e).lower() or "no such file" in str(e).lower():
             raise NotFound(f"metadata file does not exist: {location}") from None
         raise InvalidMetadata(f"cannot read {location}: {e}") from e
+
+
+def read_file(
+    location: str, properties: Mapping[str, str] | None = None, raw: bytes | None = None
+) -> ViewMetadata:
+    """Read a metadata file of any name (``raw``: its bytes, when already read). gzip is chosen by
+    name, as Iceberg does: ``*.gz.metadata.json``, ``*.metadata.json.gz`` or, for other names, a
+    ``.gz`` ending. Raises :class:`NotFound` for a missing file and :class:`InvalidMetadata` for
+    one that cannot be read or parsed (its ``__cause__`` is the library's error)."""
+    from iceview.errors import InvalidMetadataError
+    from iceview.spec import ViewMetadata
+
+    name = location.rstrip("/").rsplit("/", 1)[-1]
+    if raw is None:
+        raw = read_bytes(location, properties)
     if _gzipped(name):
         try:
             raw = gzip.decompress(raw)
@@ -159,6 +172,22 @@ def load_target(state: State, argument: str) -> Target:
     """A metadata file or a catalog view, as :func:`is_file_argument` decides."""
     if is_file_argument(argument):
         return Target(argument, "file", read_file(argument, file_properties(state)))
+    return load_view(state, argument)
+
+
+def load_view_or_function(state: State, argument: str, function: bool) -> Target | FunctionTarget:
+    """What ``show`` and ``history`` work on: with ``function``, a catalog function (or a function
+    metadata file); else a metadata file of either kind (by its content), a catalog view, or, when
+    the catalog holds no view of that name but a function, that function."""
+    from iceview.cli.functions import is_function_file, load_function, names_a_function, read_function_file
+
+    if is_file_argument(argument):
+        raw = read_bytes(argument, file_properties(state))
+        if function or is_function_file(raw):
+            return read_function_file(argument, raw)
+        return Target(argument, "file", read_file(argument, file_properties(state), raw))
+    if function or names_a_function(state, argument):
+        return load_function(state, argument)
     return load_view(state, argument)
 
 

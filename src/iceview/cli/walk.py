@@ -15,9 +15,11 @@ __all__ = ["walk"]
 
 
 def walk(
-    catalog: Catalog, kind: Literal["views", "tables", "namespaces"], namespace: tuple[str, ...] = ()
+    catalog: Catalog,
+    kind: Literal["views", "tables", "functions", "namespaces"],
+    namespace: tuple[str, ...] = (),
 ) -> Iterator[tuple[str, ...]]:
-    """Every view, table or namespace at and below ``namespace`` (the root by default), depth
+    """Every view, table, function or namespace at and below ``namespace`` (the root by default), depth
     first: a namespace's own views or tables, sorted, then each child namespace in turn.
 
     A catalog without a root namespace has nothing in it; any other namespace that does not exist
@@ -25,7 +27,12 @@ def walk(
     """
     if kind != "namespaces":
         try:
-            found = catalog.list_views(namespace) if kind == "views" else catalog.list_tables(namespace)
+            if kind == "views":
+                found = catalog.list_views(namespace)
+            elif kind == "functions":
+                found = catalog.list_functions(namespace)
+            else:
+                found = catalog.list_tables(namespace)
         except NoSuchNamespaceError:
             if namespace:
                 raise

@@ -46,6 +46,7 @@ __all__ = [
     "properties_change",
     "remove_definition_change",
     "replace_definition_change",
+    "restore_change",
     "rollback_change",
     "secure_change",
     "to_type",
@@ -248,6 +249,17 @@ def replace_definition_change(
 def rollback_change(base: FunctionMetadata, definition_id: str, version_id: int) -> FunctionChange:
     """Make an earlier version of a definition current again."""
     return _change(base, lambda b: b.set_current_definition_version(definition_id, version_id))
+
+
+def restore_change(base: FunctionMetadata, versions: Mapping[str, int]) -> FunctionChange:
+    """Make several definitions' versions current in one commit (``{definition_id: version_id}``:
+    a rollback of the whole function to a definition-log entry)."""
+
+    def edit(builder: FunctionMetadataBuilder) -> None:
+        for definition_id, version_id in versions.items():
+            builder.set_current_definition_version(definition_id, version_id)
+
+    return _change(base, edit)
 
 
 def remove_definition_change(base: FunctionMetadata, definition_id: str) -> FunctionChange:

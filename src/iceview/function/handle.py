@@ -32,6 +32,7 @@ from iceview.function.changes import (
     properties_change,
     remove_definition_change,
     replace_definition_change,
+    restore_change,
     rollback_change,
     secure_change,
 )
@@ -188,6 +189,11 @@ class Function:
     def set_current_version(self, definition_id: str, version_id: int) -> Function:
         """Roll a definition back (or forward) to one of its versions."""
         return self.commit(rollback_change(self._fresh(), definition_id, version_id))
+
+    def set_current_versions(self, versions: Mapping[str, int]) -> Function:
+        """Make several definitions' versions current in one commit (``{definition_id:
+        version_id}``), as a rollback to a definition-log entry does."""
+        return self.commit(restore_change(self._fresh(), versions))
 
     def remove_definition(self, definition_id: str) -> Function:
         """Drop a definition with its versions; the function keeps at least one."""

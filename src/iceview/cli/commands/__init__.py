@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("namespaces", "namespaces", "namespaces"),
     ("list", "list_views", "list_views"),
     ("tables", "tables", "tables"),
+    ("functions", "functions", "functions"),
     ("show", "show", "show"),
     ("history", "history", "history"),
     ("diff", "diff", "diff"),

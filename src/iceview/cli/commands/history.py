@@ -11,8 +11,9 @@ from rich.text import Text
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.describe import dialects_text, engine, namespace_text, version_json
+from iceview.cli.functions import FunctionTarget, function_history_json, print_function_history
 from iceview.cli.output import fit_columns, table
-from iceview.cli.targets import Target, load_target
+from iceview.cli.targets import Target, load_view_or_function
 from iceview.cli.times import iso_utc
 from iceview.spec import ViewMetadata
 
@@ -53,14 +54,24 @@ def periods(md: ViewMetadata) -> list[Period]:
     return out
 
 
-@command("history", "Show the version log of a view.", tabular=True)
-@click.argument("view", shell_complete=completion.views)
+@command("history", "Show the version log of a view or a function.", tabular=True)
+@click.argument("view", metavar="NAME", shell_complete=completion.views)
+@click.option("--function", "function", is_flag=True, help="NAME is a SQL UDF (function), not a view.")
 @common_options
 @pass_state
-def history(state: State, view: str) -> None:
-    """Show the version log of VIEW: which version was current when (times in UTC), rollbacks
-    marked, and the versions it retains. VIEW is a view name or a metadata file."""
-    target = load_target(state, view)
+def history(state: State, view: str, function: bool) -> None:
+    """Show the version log of NAME: for a view, which version was current when (times in UTC),
+    rollbacks marked, and the versions it retains; for a function, its definition log (each
+    definition's current version from when) and each definition's versions. NAME is a view or
+    function name or a metadata file (see 'iceview show')."""
+    found = load_view_or_function(state, view, function)
+    if isinstance(found, FunctionTarget):
+        if state.out.is_json:
+            state.out.json(function_history_json(found))
+        else:
+            print_function_history(found, state)
+        return
+    target = found
     md = target.metadata
     log = periods(md)
     if state.out.is_json:

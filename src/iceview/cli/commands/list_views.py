@@ -22,8 +22,9 @@ def list_views(state: State, namespace: str | None) -> None:
     print_below(state, namespace, "views")
 
 
-def print_below(state: State, namespace: str | None, kind: Literal["views", "tables"]) -> None:
-    """Print the views (or tables) at and below ``namespace``: ``list`` and ``tables``."""
+def print_below(state: State, namespace: str | None, kind: Literal["views", "tables", "functions"]) -> None:
+    """Print the views (tables, functions) at and below ``namespace``: ``list``, ``tables`` and
+    ``functions``."""
     levels = parse_namespace(namespace)
     catalog = state.catalog()
     if levels and not catalog.namespace_exists(levels):

@@ -1,4 +1,5 @@
-"""``iceview rollback VIEW --to N | --at TIMESTAMP``: make an earlier version current again."""
+"""``iceview rollback NAME --to N | --at TIMESTAMP``: make an earlier version of a view, or of a
+function's definitions, current again."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import click
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliError, CliUsageError, NotFound
+from iceview.cli.functions import load_function, names_a_function, rollback_function
 from iceview.cli.interrupts import committing
 from iceview.cli.targets import load_view, require_version
 from iceview.cli.times import parse_timestamp
 
 
 @command("rollback", "Make an earlier version current again.")
-@click.argument("view", shell_complete=completion.views)
+@click.argument("view", metavar="NAME", shell_complete=completion.views)
 @click.option("--to", "to", type=int, metavar="N", help="The version id to make current.")
 @click.option(
     "--at",
@@ -23,16 +25,32 @@ from iceview.cli.times import parse_timestamp
     "is given), or epoch time with its unit (1714566600000ms, 1714566600s; a bare number of 12 "
     "digits or more is milliseconds).",
 )
+@click.option("--function", "function", is_flag=True, help="NAME is a SQL UDF (function), not a view.")
+@click.option(
+    "--definition",
+    "definition",
+    metavar="ID",
+    help="For a function: the definition (its signature, e.g. 'int,string') whose version --to "
+    "names; needed when the function has more than one.",
+)
 @common_options
 @pass_state
-def rollback(state: State, view: str, to: int | None, at: str | None) -> None:
-    """Make version N of VIEW current again (or the version that was current at TIMESTAMP). The
-    version log records the change; nothing is deleted."""
+def rollback(
+    state: State, view: str, to: int | None, at: str | None, function: bool, definition: str | None
+) -> None:
+    """Make version N of view NAME current again (or the version that was current at TIMESTAMP).
+    For a function, version N of one definition (--definition), or with --at every definition's
+    version of that time. The log records the change; nothing is deleted."""
     from iceview.errors import DialectDropError
 
     if (to is None) == (at is None):
         raise CliUsageError("give exactly one of --to N and --at TIMESTAMP", click.get_current_context())
     moment = parse_timestamp(at) if at is not None else None
+    if function or names_a_function(state, view):
+        rollback_function(state, load_function(state, view), to, moment, definition)
+        return
+    if definition is not None:
+        raise CliUsageError("--definition is for functions", click.get_current_context())
     target = load_view(state, view)
     md = target.metadata
     assert target.view is not None

@@ -1,4 +1,5 @@
-"""``iceview show VIEW``: the current version of a view (or of a metadata file)."""
+"""``iceview show NAME``: the current version of a view, or a SQL UDF's definitions (or a metadata
+file of either)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,31 @@ from rich.text import Text
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.describe import namespace_text, schema_json, summary_text, version_json
+from iceview.cli.functions import FunctionTarget, function_json, print_function
 from iceview.cli.output import Output, table
 from iceview.cli.schemas import columns
-from iceview.cli.targets import Target, load_target
+from iceview.cli.targets import Target, load_view_or_function
 from iceview.spec import SQLRepresentation
 
 
-@command("show", "Show a view's current version.")
-@click.argument("view", shell_complete=completion.views)
+@command("show", "Show a view's current version, or a function's definitions.")
+@click.argument("view", metavar="NAME", shell_complete=completion.views)
+@click.option("--function", "function", is_flag=True, help="NAME is a SQL UDF (function), not a view.")
 @common_options
 @pass_state
-def show(state: State, view: str) -> None:
-    """Show VIEW: its current SQL per dialect, schema, properties, location, uuid and metadata
-    file. VIEW is a view name (ns.name) or a metadata file."""
-    target = load_target(state, view)
+def show(state: State, view: str, function: bool) -> None:
+    """Show NAME: a view's current SQL per dialect, schema, properties, location, uuid and metadata
+    file; or a function's definitions (signature, return type, current version and SQL per
+    dialect), properties and files. NAME is a view or function name (ns.name) or a metadata file; a
+    name that holds no view but a function shows the function (--function: always a function)."""
+    found = load_view_or_function(state, view, function)
+    if isinstance(found, FunctionTarget):
+        if state.out.is_json:
+            state.out.json(function_json(found, state))
+        else:
+            print_function(found, state)
+        return
+    target = found
     if state.out.is_json:
         state.out.json(_json(target, state))
     else:
