@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "AlreadyExistsError",
+    "AmbiguousFunctionCallError",
     "BadRequestError",
     "CatalogError",
     "CommitFailedError",
@@ -17,6 +18,7 @@ __all__ = [
     "DialectsRefusedError",
     "ForbiddenError",
     "FunctionAlreadyExistsError",
+    "FunctionResolutionError",
     "FunctionUUIDMismatchError",
     "IceviewError",
     "InvalidArgumentError",
@@ -29,6 +31,7 @@ __all__ = [
     "MissingDialectError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
+    "NoMatchingDefinitionError",
     "NoSuchFunctionError",
     "NoSuchIcebergViewError",
     "NoSuchNamespaceError",
@@ -200,6 +203,20 @@ class NoSuchIcebergViewError(NoSuchViewError):
 
 class NoSuchFunctionError(IceviewError, LookupError):
     """No SQL UDF with that name (Iceberg's REST spec: ``NoSuchFunctionException``)."""
+
+
+class FunctionResolutionError(IceviewError, LookupError):
+    """A call of a SQL UDF that no definition takes, or that several take equally well after safe
+    widening (the UDF spec's resolution rules): the caller must cast its arguments."""
+
+
+class NoMatchingDefinitionError(FunctionResolutionError):
+    """No definition of the function takes the call's arguments (same count, each argument of the
+    parameter's type or safely widened to it)."""
+
+
+class AmbiguousFunctionCallError(FunctionResolutionError):
+    """Several definitions take the call's arguments and none is at least as close in every one."""
 
 
 class NoSuchTableError(IceviewError, LookupError):

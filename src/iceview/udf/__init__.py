@@ -22,6 +22,7 @@ from iceview.udf.model import (
     SQLRepresentation,
     UnknownRepresentation,
 )
+from iceview.udf.resolve import resolve_definition, widening_cost
 from iceview.udf.types import (
     DataType,
     ListType,
@@ -100,7 +101,9 @@ __all__ = [
     "function_metadata_to_json",
     "parse_type",
     "requirement_from_dict",
+    "resolve_definition",
     "type_to_json",
     "update_from_dict",
     "validate",
+    "widening_cost",
 ]
