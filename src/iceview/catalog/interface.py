@@ -338,6 +338,16 @@ class Catalog(ABC):
         ``UnsupportedOperationError``)."""
         return False
 
+    def _function_operations(
+        self, identifier: IdentifierLike | Function
+    ) -> tuple[ViewIdentifier, object | None]:
+        """As :meth:`_handle_operations`, for a :class:`~iceview.function.Function` handle."""
+        from iceview.function import Function
+
+        if not isinstance(identifier, Function):
+            return to_identifier(identifier), None
+        return identifier.identifier, identifier.operations if identifier.catalog is self else None
+
     def _no_functions(self) -> UnsupportedOperationError:
         return UnsupportedOperationError(
             f"The {self.catalog_type} catalog {self.name} does not keep SQL UDFs"

@@ -236,13 +236,7 @@ class MetastoreViewCatalog(Catalog):
         requirements: Sequence[FunctionRequirement],
         updates: Sequence[FunctionUpdate],
     ) -> Function:
-        from iceview.function import Function
-
-        if isinstance(identifier, Function):
-            ident = identifier.identifier
-            handle_ops = identifier.operations if identifier.catalog is self else None
-        else:
-            ident, handle_ops = to_identifier(identifier), None
+        ident, handle_ops = self._function_operations(identifier)
         if any(isinstance(r, FUNCTION.assert_create()) for r in requirements):
             self._before_function_create(to_new_identifier(ident))
         reuse = isinstance(handle_ops, FunctionOperations)

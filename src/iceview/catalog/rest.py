@@ -439,11 +439,7 @@ class RestCatalog(Catalog):
         requirements: Sequence[FunctionRequirement],
         updates: Sequence[FunctionUpdate],
     ) -> Function:
-        if isinstance(identifier, Function):
-            ident = identifier.identifier
-            held = identifier.operations if identifier.catalog is self else None
-        else:
-            ident, held = to_identifier(identifier), None
+        ident, held = self._function_operations(identifier)
         ops = held if isinstance(held, RestFunctionOperations) else None
         if any(isinstance(r, AssertFunctionCreate) for r in requirements):
             self._before_function_create(to_new_identifier(ident))

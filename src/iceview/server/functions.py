@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from iceview.errors import InvalidMetadataError, NoSuchFunctionError
+from iceview.errors import NoSuchFunctionError
 from iceview.files import check_in_warehouse, check_location_properties
 from iceview.function import Function
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
-from iceview.server.errors import bad_request
 from iceview.server.protocol import check_new_identifier, identifier_from_body, page
+from iceview.server.protocol import parse_change as parse_commit
 from iceview.udf import (
     AssertCreate,
     FunctionRequirement,
@@ -75,23 +75,7 @@ def function_exists(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
 
 def parse_change(body: dict[str, Any]) -> tuple[list[FunctionRequirement], list[FunctionUpdate]]:
     """The requirements and updates of a ``CommitFunctionRequest``."""
-    what = "CommitFunctionRequest"
-    raw_requirements = body.get("requirements", [])
-    raw_updates = body.get("updates")
-    if raw_updates is None:
-        raise bad_request(f"Invalid {what}: missing field updates", "$.updates")
-    if type(raw_requirements) is not list:
-        raise bad_request(f"Invalid {what}: requirements must be an array", "$.requirements")
-    if type(raw_updates) is not list:
-        raise bad_request(f"Invalid {what}: updates must be an array", "$.updates")
-    try:
-        requirements = [
-            requirement_from_dict(r, f"$.requirements[{i}]") for i, r in enumerate(raw_requirements)
-        ]
-        updates = [update_from_dict(u, f"$.updates[{i}]") for i, u in enumerate(raw_updates)]
-    except InvalidMetadataError as e:
-        raise bad_request(f"Invalid {what}: {e.message}", e.path) from None
-    return requirements, updates
+    return parse_commit(body, "CommitFunctionRequest", requirement_from_dict, update_from_dict)
 
 
 def commit_function(

@@ -236,6 +236,33 @@ def parse_referenced_by(value: str | None) -> tuple[ViewIdentifier, ...]:
     return tuple(chain)
 
 
+def parse_change(
+    body: dict[str, Any],
+    what: str,
+    requirement: Callable[[Any, str], Any],
+    update: Callable[[Any, str], Any],
+) -> tuple[list[Any], list[Any]]:
+    """The requirements and updates of a commit request (``CommitViewRequest``,
+    ``CommitFunctionRequest``), each read with its format's codec (``requirement(json, path)``,
+    ``update(json, path)``)."""
+    from iceview.errors import InvalidMetadataError
+
+    raw_requirements = body.get("requirements", [])
+    raw_updates = body.get("updates")
+    if raw_updates is None:
+        raise bad_request(f"Invalid {what}: missing field updates", "$.updates")
+    if type(raw_requirements) is not list:
+        raise bad_request(f"Invalid {what}: requirements must be an array", "$.requirements")
+    if type(raw_updates) is not list:
+        raise bad_request(f"Invalid {what}: updates must be an array", "$.updates")
+    try:
+        requirements = [requirement(r, f"$.requirements[{i}]") for i, r in enumerate(raw_requirements)]
+        updates = [update(u, f"$.updates[{i}]") for i, u in enumerate(raw_updates)]
+    except InvalidMetadataError as e:
+        raise bad_request(f"Invalid {what}: {e.message}", e.path) from None
+    return requirements, updates
+
+
 def identifier_from_body(body: dict[str, Any], key: str, what: str) -> ViewIdentifier:
     """The ``TableIdentifier`` object at ``key`` of a request body (a rename's ``source`` or
     ``destination``, a commit's ``identifier``)."""

@@ -28,6 +28,7 @@ from iceview.server.protocol import (
     next_page_token,
     page_request,
 )
+from iceview.server.protocol import parse_change as parse_commit
 from iceview.spec import (
     AddViewVersion,
     SetLocation,
@@ -159,23 +160,7 @@ def view_exists(served: ServedCatalog, ident: ViewIdentifier) -> Reply:
 
 def parse_change(body: dict[str, Any]) -> tuple[list[ViewRequirement], list[ViewUpdate]]:
     """The requirements and updates of a ``CommitViewRequest``."""
-    what = "CommitViewRequest"
-    raw_requirements = body.get("requirements", [])
-    raw_updates = body.get("updates")
-    if raw_updates is None:
-        raise bad_request(f"Invalid {what}: missing field updates", "$.updates")
-    if type(raw_requirements) is not list:
-        raise bad_request(f"Invalid {what}: requirements must be an array", "$.requirements")
-    if type(raw_updates) is not list:
-        raise bad_request(f"Invalid {what}: updates must be an array", "$.updates")
-    try:
-        requirements = [
-            requirement_from_dict(r, f"$.requirements[{i}]") for i, r in enumerate(raw_requirements)
-        ]
-        updates = [update_from_dict(u, f"$.updates[{i}]") for i, u in enumerate(raw_updates)]
-    except InvalidMetadataError as e:
-        raise _invalid(e, what) from None
-    return requirements, updates
+    return parse_commit(body, "CommitViewRequest", requirement_from_dict, update_from_dict)
 
 
 def commit_view(
