@@ -17,7 +17,7 @@ and :data:`MAX_NAME_BYTES`. Names that exist already (made by another client) ar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -84,12 +84,24 @@ def _check_level(level: object, what: str, shown: str) -> str:
         raise InvalidIdentifierError(f"Invalid {what} in {shown}: empty")
     if level == ".":
         raise InvalidIdentifierError(f"Invalid {what} in {shown}: '.' names the folder it would be in")
+    if not level.isascii():
+        try:
+            level.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidIdentifierError(
+                f"Invalid {what} in {_clip(shown)}: it holds a lone surrogate, which is not text"
+            ) from None
     for bad, label in (("..", "'..'"), ("/", "'/'"), ("\x00", "NUL")):
         if bad in level:
             raise InvalidIdentifierError(
                 f"Invalid {what} in {shown}: {level!r} contains {label}, which could escape the warehouse"
             )
     return level
+
+
+def _clip(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _shown(levels: Sequence[object]) -> str:
@@ -101,8 +113,12 @@ def to_namespace(namespace: NamespaceLike) -> tuple[str, ...]:
     are the empty namespace."""
     if isinstance(namespace, str):
         levels: Sequence[str] = namespace.split(".") if namespace else ()
-    else:
+    elif isinstance(namespace, Iterable) and not isinstance(namespace, (bytes, Mapping)):
         levels = tuple(namespace)
+    else:
+        raise InvalidIdentifierError(
+            f"Invalid namespace: {_clip(namespace)} (a string like 'a.b' or a sequence of levels)"
+        )
     shown = _shown(levels)
     for level in levels:
         _check_level(level, "namespace level", shown)
@@ -144,8 +160,12 @@ def to_identifier(identifier: IdentifierLike) -> ViewIdentifier:
         if identifier == "":
             raise InvalidIdentifierError("Invalid identifier: the name is empty")
         levels: tuple[str, ...] = tuple(identifier.split("."))
-    else:
+    elif isinstance(identifier, Iterable) and not isinstance(identifier, (bytes, Mapping)):
         levels = tuple(identifier)
+    else:
+        raise InvalidIdentifierError(
+            f"Invalid identifier: {_clip(identifier)} (a string like 'ns.name' or a sequence of levels)"
+        )
     if not levels:
         raise InvalidIdentifierError("Invalid identifier: the name is empty")
     shown = _shown(levels)

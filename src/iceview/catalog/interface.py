@@ -17,7 +17,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from iceview.errors import NoSuchViewError, UnsupportedOperationError, ViewAlreadyExistsError
+from iceview.errors import (
+    InvalidArgumentError,
+    NoSuchViewError,
+    UnsupportedOperationError,
+    ViewAlreadyExistsError,
+)
 from iceview.identifiers import (
     IdentifierLike,
     NamespaceLike,
@@ -347,6 +352,18 @@ class Catalog(ABC):
         if not isinstance(identifier, Function):
             return to_identifier(identifier), None
         return identifier.identifier, identifier.operations if identifier.catalog is self else None
+
+    @staticmethod
+    def _checked_change(requirements: Sequence[Any], updates: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+        """``requirements`` and ``updates`` as lists; anything but a sequence raises
+        ``InvalidArgumentError``."""
+        out: list[list[Any]] = []
+        for what, given in (("requirements", requirements), ("updates", updates)):
+            if given is None or isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Iterable):
+                shown = "null" if given is None else repr(given)[:200]
+                raise InvalidArgumentError(f"Invalid {what}: {shown} (a sequence of {what})")
+            out.append(list(given))
+        return out[0], out[1]
 
     def _no_functions(self) -> UnsupportedOperationError:
         return UnsupportedOperationError(

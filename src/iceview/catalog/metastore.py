@@ -237,12 +237,23 @@ class MetastoreViewCatalog(Catalog):
         updates: Sequence[FunctionUpdate],
     ) -> Function:
         ident, handle_ops = self._function_operations(identifier)
+        requirements, updates = self._checked_change(requirements, updates)
         if any(isinstance(r, FUNCTION.assert_create()) for r in requirements):
             self._before_function_create(to_new_identifier(ident))
+            updates = self._with_location(ident, updates)
         reuse = isinstance(handle_ops, FunctionOperations)
         ops = handle_ops if isinstance(handle_ops, FunctionOperations) else self.new_function_ops(ident)
         self._commit(ops, reuse, requirements, updates, None)
         return self._function(ops)
+
+    def _with_location(self, ident: ViewIdentifier, updates: list[Any]) -> list[Any]:
+        """A create's updates, with the catalog's default location first when they set none."""
+        from iceview.udf import SetLocation
+
+        location = self.default_function_location(ident)
+        if location is None or any(isinstance(u, SetLocation) for u in updates):
+            return updates
+        return [SetLocation(location), *updates]
 
     def load_function(self, identifier: IdentifierLike) -> Function:
         ident = to_identifier(identifier)

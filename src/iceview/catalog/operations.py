@@ -176,8 +176,8 @@ class MetadataOperations(ABC, Generic[M]):
         location = self.do_refresh()
         if location is None:
             if had_metadata:
-                self._current = None
-                self._current_location = None
+                # what was loaded is kept: every later refresh says it is gone again, and a new
+                # entry under the name is another view (the uuid rule), never adopted
                 self._should_refresh = True
                 raise self.kind.no_such(f"{self.kind.title} does not exist: {self.identifier}")
             self._should_refresh = False

@@ -440,6 +440,7 @@ class RestCatalog(Catalog):
         updates: Sequence[FunctionUpdate],
     ) -> Function:
         ident, held = self._function_operations(identifier)
+        requirements, updates = self._checked_change(requirements, updates)
         ops = held if isinstance(held, RestFunctionOperations) else None
         if any(isinstance(r, AssertFunctionCreate) for r in requirements):
             self._before_function_create(to_new_identifier(ident))

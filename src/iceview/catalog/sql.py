@@ -425,7 +425,11 @@ class SqlCatalog(MetastoreViewCatalog):
 
     def _before_function_create(self, identifier: ViewIdentifier) -> None:
         """A function is created only in an existing namespace (checked again in the insert's
-        transaction)."""
+        transaction), never in the root namespace."""
+        if not identifier.namespace:
+            raise NoSuchNamespaceError(
+                f"Cannot create function {identifier} in catalog {self.name}: a function must be in a namespace"
+            )
         if not self.namespace_exists(identifier.namespace):
             raise NoSuchNamespaceError(
                 f"Cannot create function {identifier} in catalog {self.name}. "

@@ -200,11 +200,12 @@ def create_change(
         raise InvalidArgumentError(
             f"Invalid definitions: {shorten(definitions)} (at least one NewDefinition)"
         )
+    checked = _checked_properties(properties)
     builder = FunctionMetadataBuilder(None).assign_uuid(str(uuidlib.uuid4()))
     if location is not None:  # None: the catalog chooses (a REST server does)
         builder.set_location(location)
-    if properties:
-        builder.set_properties(properties)
+    if checked:
+        builder.set_properties(checked)
     if doc is not None:
         builder.set_doc(doc)
     builder.set_secure(secure)
@@ -248,12 +249,24 @@ def replace_definition_change(
 
 def rollback_change(base: FunctionMetadata, definition_id: str, version_id: int) -> FunctionChange:
     """Make an earlier version of a definition current again."""
+    if type(version_id) is not int or version_id < 1:
+        raise InvalidArgumentError(
+            f"Invalid version id of definition {shorten(definition_id)}: {shorten(version_id)} (1 or more)"
+        )
     return _change(base, lambda b: b.set_current_definition_version(definition_id, version_id))
 
 
 def restore_change(base: FunctionMetadata, versions: Mapping[str, int]) -> FunctionChange:
     """Make several definitions' versions current in one commit (``{definition_id: version_id}``:
     a rollback of the whole function to a definition-log entry)."""
+
+    if not isinstance(versions, Mapping):
+        raise InvalidArgumentError(
+            f"Invalid versions: {shorten(versions)} (a mapping of definition id to version id)"
+        )
+    for version_id in versions.values():
+        if type(version_id) is not int or version_id < 1:
+            raise InvalidArgumentError(f"Invalid version id: {shorten(version_id)} (a version id, 1 or more)")
 
     def edit(builder: FunctionMetadataBuilder) -> None:
         for definition_id, version_id in versions.items():
@@ -272,18 +285,55 @@ def remove_definition_change(base: FunctionMetadata, definition_id: str) -> Func
     return _change(base, lambda b: b.remove_definition(definition_id))
 
 
+def _checked_properties(properties: Mapping[str, str] | None, what: str = "properties") -> dict[str, str]:
+    """``properties`` as a dict of strings; anything else raises, naming the key."""
+    if properties is None:
+        return {}
+    if not isinstance(properties, Mapping):
+        raise InvalidArgumentError(f"Invalid {what}: {shorten(properties)} (a mapping of strings to strings)")
+    for key, value in properties.items():
+        if type(key) is not str:
+            raise InvalidArgumentError(
+                f"Invalid {what}: key {'null' if key is None else shorten(key)} (a str)"
+            )
+        if type(value) is not str:
+            raise InvalidArgumentError(
+                f"Invalid {what}: the value of {shorten(key)} is {'null' if value is None else shorten(value)} (a str)"
+            )
+    return dict(properties)
+
+
 def properties_change(
     base: FunctionMetadata,
     updates: Mapping[str, str] | None = None,
     removals: Iterable[str] | None = None,
 ) -> FunctionChange:
-    """Set and remove properties."""
+    """Set and remove properties. Keys already set to the value, and removals of keys that are not
+    set, change nothing (a change of nothing commits nothing); a key both set and removed is
+    refused, as the view's properties update refuses it."""
+    wanted = _checked_properties(updates)
+    if removals is not None and (
+        isinstance(removals, (str, bytes, Mapping)) or not isinstance(removals, Iterable)
+    ):
+        raise InvalidArgumentError(f"Invalid removals: {shorten(removals)} (an iterable of property keys)")
+    gone = list(dict.fromkeys(removals or ()))
+    for key in gone:
+        if type(key) is not str:
+            raise InvalidArgumentError(
+                f"Invalid removals: key {'null' if key is None else shorten(key)} (a str)"
+            )
+    both = [key for key in gone if key in wanted]
+    if both:
+        raise InvalidArgumentError(f"Cannot remove and update the same key: {shorten(both[0])}")
+    current = base.properties
+    changed = {k: v for k, v in wanted.items() if current.get(k) != v}
+    removed = [k for k in gone if k in current]
 
     def edit(builder: FunctionMetadataBuilder) -> None:
-        if removals:
-            builder.remove_properties(removals)
-        if updates:
-            builder.set_properties(updates)
+        if removed:
+            builder.remove_properties(removed)
+        if changed:
+            builder.set_properties(changed)
 
     return _change(base, edit)
 

@@ -90,11 +90,8 @@ def commit_function(
         elif isinstance(update, SetProperties):
             check_location_properties(update.updates, root, "function")
     if any(isinstance(r, AssertCreate) for r in requirements):
+        # the catalog chooses the location when the updates set none
         check_new_identifier(ident.namespace, ident.name, "function")
-        if not any(isinstance(u, SetLocation) for u in updates):
-            location = served.catalog.default_function_location(ident)
-            if location is not None:
-                updates = [SetLocation(location), *updates]
     function = served.catalog.commit_function(ident, requirements, updates)
     return Reply(200, load_result(function))
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from iceview.errors import InvalidMetadataError
+from iceview.errors import InvalidArgumentError, InvalidMetadataError
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
@@ -205,8 +205,16 @@ def _upper_hex(match: re.Match[bytes]) -> bytes:
 
 
 def encode_compact(value: Any) -> str:
-    """Compact JSON exactly as Jackson writes it: no spaces, UTF-8, field order kept."""
-    out = orjson.dumps(value)
+    """Compact JSON exactly as Jackson writes it: no spaces, UTF-8, field order kept. A string
+    that is not text (a lone surrogate) raises :class:`~iceview.errors.InvalidArgumentError`."""
+    try:
+        out = orjson.dumps(value)
+    except TypeError as e:
+        if "UTF-8" not in str(e):
+            raise
+        raise InvalidArgumentError(
+            "Cannot write metadata: a string holds a lone surrogate, which is not text (UTF-8)"
+        ) from None
     if b"\\u00" in out:
         out = _LOWER_HEX_ESCAPE.sub(_upper_hex, out)
     return out.decode()

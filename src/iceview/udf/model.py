@@ -109,10 +109,11 @@ class DefinitionVersion:
         return first if fallback else None
 
     def same_body(self, other: DefinitionVersion) -> bool:
-        """Whether two versions implement the same thing: equal representations, ``deterministic``
-        and ``on_null_input`` (ids and timestamps do not count). The builder reuses such a version."""
+        """Whether two versions implement the same thing: equal representations in any order,
+        ``deterministic`` and ``on_null_input`` (ids and timestamps do not count). The builder
+        reuses such a version."""
         return (
-            self.representations == other.representations
+            sorted(map(repr, self.representations)) == sorted(map(repr, other.representations))
             and self.deterministic == other.deterministic
             and self.on_null_input == other.on_null_input
         )
