@@ -17,6 +17,7 @@ and :data:`MAX_NAME_BYTES`. Names that exist already (made by another client) ar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
@@ -96,7 +97,15 @@ def _check_level(level: object, what: str, shown: str) -> str:
             raise InvalidIdentifierError(
                 f"Invalid {what} in {shown}: {level!r} contains {label}, which could escape the warehouse"
             )
+    if _CONTROL.search(level):
+        # URL parsers drop tabs and line breaks from a location: ".\t." would be ".."
+        raise InvalidIdentifierError(
+            f"Invalid {what} in {_clip(shown)}: it holds a control character, which a location cannot keep"
+        )
     return level
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _clip(value: object) -> str:

@@ -74,9 +74,10 @@ def commit_with_retries(
             ) from e
         if not new.changes:
             return base
+        RetryPolicy.check_changed(base.properties, new.properties)
         return swap(base, new, attempt_updates)
 
     try:
-        return RetryPolicy.from_properties(first.properties).run(attempt)
+        return RetryPolicy.from_properties(first.properties, lenient=True).run(attempt)
     except _RequirementFailed as e:
         raise e.error from None

@@ -30,6 +30,7 @@ from iceview.catalog.properties import (
     GC_ENABLED,
     VIEW_DEFAULT_PREFIX,
     VIEW_OVERRIDE_PREFIX,
+    RetryPolicy,
     properties_with_prefix,
     property_as_bool,
 )
@@ -215,8 +216,10 @@ class MetastoreViewCatalog(Catalog):
         for requirement in requirements:
             requirement.validate(base)
         sent = updates if prepare is None else prepare(None, updates)
+        created = kind.apply(None, sent)
+        RetryPolicy.check_changed({}, created.properties)
         try:
-            ops.commit(None, kind.apply(None, sent))
+            ops.commit(None, created)
         except CommitFailedError as e:
             raise kind.already_exists(f"{kind.title} was created concurrently: {ops.identifier}") from e
 

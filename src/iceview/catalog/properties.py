@@ -75,6 +75,13 @@ def properties_with_prefix(properties: Mapping[str, str], prefix: str) -> dict[s
 
 # ----------------------------------------------------------------------------- retries
 
+_RETRY_KEYS = {
+    "num_retries": COMMIT_NUM_RETRIES,
+    "min_wait_ms": COMMIT_MIN_RETRY_WAIT_MS,
+    "max_wait_ms": COMMIT_MAX_RETRY_WAIT_MS,
+    "total_timeout_ms": COMMIT_TOTAL_RETRY_TIME_MS,
+}
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -90,14 +97,30 @@ class RetryPolicy:
     scale: float = 2.0
 
     @classmethod
-    def from_properties(cls, properties: Mapping[str, str]) -> RetryPolicy:
-        """The ``commit.retry.*`` view properties, with Java's defaults."""
-        return cls(
-            num_retries=property_as_int(properties, COMMIT_NUM_RETRIES, 4),
-            min_wait_ms=property_as_int(properties, COMMIT_MIN_RETRY_WAIT_MS, 100),
-            max_wait_ms=property_as_int(properties, COMMIT_MAX_RETRY_WAIT_MS, 60_000),
-            total_timeout_ms=property_as_int(properties, COMMIT_TOTAL_RETRY_TIME_MS, 1_800_000),
-        )
+    def from_properties(cls, properties: Mapping[str, str], *, lenient: bool = False) -> RetryPolicy:
+        """The ``commit.retry.*`` properties of a view or function, with Java's defaults. A value
+        that is not an integer raises ``InvalidArgumentError``; with ``lenient`` its default is used
+        instead (logged), so that a bad value already stored does not block the commit that would
+        fix it."""
+        values: dict[str, int] = {}
+        for field_name, key in _RETRY_KEYS.items():
+            default = getattr(cls, field_name)
+            try:
+                values[field_name] = property_as_int(properties, key, default)
+            except InvalidArgumentError as e:
+                if not lenient:
+                    raise
+                log.warning("Ignoring %s; using %d", e, default)
+                values[field_name] = default
+        return cls(**values)
+
+    @classmethod
+    def check_changed(cls, before: Mapping[str, str], after: Mapping[str, str]) -> None:
+        """Raise ``InvalidArgumentError`` when a change sets a ``commit.retry.*`` property to a
+        value that is not an integer (Java accepts it, and then fails every later commit)."""
+        for key in _RETRY_KEYS.values():
+            if key in after and after.get(key) != before.get(key):
+                property_as_int(after, key, 0)
 
     def delay_ms(self, attempt: int) -> int:
         """The wait after failed attempt number ``attempt`` (1-based), jitter included."""

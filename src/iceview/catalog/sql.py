@@ -49,7 +49,6 @@ from iceview.catalog.sql_db import (
     CREATE_NAMESPACE_PROPERTIES_TABLE_SQL,
     DELETE_ALL_NAMESPACE_PROPERTIES_SQL,
     DROP_VIEW_SQL,
-    GET_ALL_NAMESPACE_PROPERTIES_SQL,
     GET_NAMESPACE_PROPERTIES_SQL,
     GET_NAMESPACE_SQL,
     GET_VIEW_SQL,
@@ -69,9 +68,7 @@ from iceview.catalog.sql_db import (
     V1_LIST_TABLE_SQL,
     V1_UPDATE_CATALOG_SQL,
     Stmt,
-    delete_properties_stmt,
     describe,
-    insert_properties_stmt,
     is_constraint_violation,
     is_sqlite,
     java_sql_message,
@@ -80,15 +77,14 @@ from iceview.catalog.sql_db import (
     reading,
     to_sqlalchemy_url,
     transaction,
-    update_properties_stmt,
 )
 from iceview.catalog.sql_functions import SqlFunctionOperations, SqlFunctions
+from iceview.catalog.sql_namespaces import fetch_properties, insert_properties, write_properties
 from iceview.catalog.sql_pointers import PointerTable, read_pointer, swap_pointer
 from iceview.catalog.sqlite_nowait import WOULD_WAIT, NoWaitReader
 from iceview.errors import (
     CatalogError,
     InvalidArgumentError,
-    InvalidStateError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
     NoSuchNamespaceError,
@@ -419,54 +415,27 @@ class SqlCatalog(MetastoreViewCatalog):
             raise NoSuchViewError(f"View does not exist: {src}")
         log.info("Renamed view from %s, to %s", src, dst)
 
-    # -- functions -------------------------------------------------------------------------------
+    # -- functions (iceview.catalog.sql_functions) -----------------------------------------------
     def supports_functions(self) -> bool:
         return True
 
     def _before_function_create(self, identifier: ViewIdentifier) -> None:
-        """A function is created only in an existing namespace (checked again in the insert's
-        transaction), never in the root namespace."""
-        if not identifier.namespace:
-            raise NoSuchNamespaceError(
-                f"Cannot create function {identifier} in catalog {self.name}: a function must be in a namespace"
-            )
-        if not self.namespace_exists(identifier.namespace):
-            raise NoSuchNamespaceError(
-                f"Cannot create function {identifier} in catalog {self.name}. "
-                f"Namespace {namespace_to_string(identifier.namespace)} does not exist"
-            )
+        self.functions.check_create(identifier)
 
     def new_function_ops(self, identifier: ViewIdentifier) -> SqlFunctionOperations:
         return SqlFunctionOperations(self, self.functions, identifier)
 
     def default_function_location(self, identifier: ViewIdentifier) -> str:
-        """``<warehouse>/<namespace levels>/functions/<name>``: beside the namespace's views, in a
-        folder of their own (a function may share its name with a view)."""
-        if not self.warehouse:
-            raise InvalidArgumentError(
-                f"Cannot choose a location for function {identifier}: the catalog has no 'warehouse' "
-                "property (set it, or pass location=...)"
-            )
-        return "/".join((self.warehouse, *identifier.namespace, "functions", identifier.name))
+        return self.functions.default_location(identifier, self.warehouse)
 
     def function_exists(self, identifier: IdentifierLike) -> bool:
         return self.functions.exists(to_identifier(identifier))
 
     def list_functions(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
-        ns = to_namespace(namespace)
-        if ns and not self.namespace_exists(ns):
-            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(ns)}")
-        return self.functions.list(ns)
+        return self.functions.list_in(to_namespace(namespace))
 
     def drop_function(self, identifier: IdentifierLike) -> bool:
-        ident = to_identifier(identifier)
-        last = self._last_metadata_for_drop(self.new_function_ops(ident))
-        if not self.functions.delete(ident):
-            log.info("Skipping drop, function does not exist: %s", ident)
-            return False
-        self._delete_dropped_metadata(ident, last)
-        log.info("Dropped function: %s", ident)
-        return True
+        return self.functions.drop(to_identifier(identifier), self)
 
     def rename_function(self, from_identifier: IdentifierLike, to_identifier: IdentifierLike) -> None:
         src = _ids.to_identifier(from_identifier)
@@ -579,10 +548,7 @@ class SqlCatalog(MetastoreViewCatalog):
         return sorted({n[:depth] for n in found if len(n) >= depth and n[: len(ns)] == ns})
 
     def _fetch_properties(self, ns: tuple[str, ...]) -> dict[str, str]:
-        rows = self._query(
-            "load namespace properties", GET_ALL_NAMESPACE_PROPERTIES_SQL, self.name, namespace_to_string(ns)
-        )
-        return {r["property_key"]: r["property_value"] for r in rows}
+        return fetch_properties(self, ns)
 
     def load_namespace_properties(self, namespace: NamespaceLike) -> dict[str, str]:
         ns = to_namespace(namespace)
@@ -608,39 +574,10 @@ class SqlCatalog(MetastoreViewCatalog):
             raise InvalidArgumentError(f"Cannot set reserved property: {NAMESPACE_EXISTS_PROPERTY}")
         if NAMESPACE_EXISTS_PROPERTY in removal_set:
             raise InvalidArgumentError(f"Cannot remove reserved property: {NAMESPACE_EXISTS_PROPERTY}")
-        current = self._fetch_properties(ns)
-        removed = [k for k in removal_set if k in current]
-        missing = [k for k in removal_set if k not in current]
-        if removed:
-            stmt = delete_properties_stmt(len(removed))
-            self._execute("remove namespace properties", stmt, self.name, namespace_to_string(ns), *removed)
-        inserts = {k: v for k, v in update_map.items() if k not in current}
-        changes = {k: v for k, v in update_map.items() if k in current}
-        if inserts:
-            self._insert_properties(ns, inserts)
-        if changes:
-            stmt = update_properties_stmt(len(changes))
-            args: list[str] = []
-            for k, v in changes.items():
-                args += [k, v]
-            args += [self.name, namespace_to_string(ns), *changes]
-            n = self._execute("update namespace properties", stmt, *args)
-            if n != len(changes):
-                raise InvalidStateError(f"Failed to update: {n} of {len(changes)} succeeded")
-        return NamespacePropertiesUpdate(removed=removed, updated=list(update_map), missing=missing)
+        return write_properties(self, ns, removal_set, update_map)
 
     def _insert_properties(self, ns: tuple[str, ...], properties: Mapping[str, str]) -> None:
-        name = namespace_to_string(ns)
-        items = list(properties.items())
-        # in statements of at most 500 rows: SQLite binds at most 32,766 values per statement
-        for start in range(0, len(items), 500):
-            chunk = items[start : start + 500]
-            args: list[str] = []
-            for k, v in chunk:
-                args += [self.name, name, k, v]
-            n = self._execute("insert namespace properties", insert_properties_stmt(len(chunk)), *args)
-            if n != len(chunk):
-                raise InvalidStateError(f"Failed to insert: {n} of {len(chunk)} succeeded")
+        insert_properties(self, ns, properties)
 
     def drop_namespace(self, namespace: NamespaceLike) -> bool:
         ns = to_namespace(namespace)
@@ -661,7 +598,7 @@ class SqlCatalog(MetastoreViewCatalog):
                 raise NamespaceNotEmptyError(
                     f"Namespace {shown} is not empty. Contains {len(views)} view(s)."
                 )
-        functions = self.functions.list(ns)
+        functions = self.functions.names(ns)
         if functions:
             raise NamespaceNotEmptyError(
                 f"Namespace {shown} is not empty. Contains {len(functions)} function(s)."

@@ -16,6 +16,7 @@ a namespace that holds functions cannot be dropped.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -28,7 +29,9 @@ from iceview.catalog.sql_db import Stmt, describe, is_constraint_violation, java
 from iceview.catalog.sql_pointers import PointerTable, read_pointer, swap_pointer
 from iceview.errors import (
     CatalogError,
+    CommitFailedError,
     FunctionAlreadyExistsError,
+    InvalidArgumentError,
     NoSuchFunctionError,
     NoSuchNamespaceError,
 )
@@ -62,13 +65,18 @@ LIST_FUNCTIONS_SQL = Stmt(
     "SELECT function_namespace, function_name FROM iceview_functions WHERE catalog_name = ? AND "
     "function_namespace = ?"
 )
-DROP_FUNCTION_SQL = Stmt("DELETE FROM iceview_functions WHERE " + _WHERE)
+DROP_FUNCTION_SQL = Stmt("DELETE FROM iceview_functions WHERE " + _WHERE + " AND metadata_location = ?")
+"""A drop deletes the row only while it holds the pointer the drop read (a commit that lands in
+between is not orphaned: the drop reads again)."""
 RENAME_FUNCTION_SQL = Stmt(
     "UPDATE iceview_functions SET function_namespace = ?, function_name = ? WHERE " + _WHERE
 )
 ALL_FUNCTION_POINTERS_SQL = Stmt(
     "SELECT metadata_location, previous_metadata_location FROM iceview_functions"
 )
+
+_DROP_ATTEMPTS = 10
+log = logging.getLogger(__name__)
 
 FUNCTION_POINTERS = PointerTable(GET_FUNCTION_SQL, SWAP_FUNCTION_SQL, INSERT_FUNCTION_SQL)
 
@@ -182,7 +190,7 @@ class SqlFunctions:
         )
         return rows[0] if rows else None
 
-    def list(self, namespace: Sequence[str]) -> list[tuple[str, ...]]:
+    def names(self, namespace: Sequence[str]) -> list[tuple[str, ...]]:
         """The functions of ``namespace``, sorted (the namespace's existence is the caller's)."""
         if not self.ready():
             return []
@@ -191,14 +199,69 @@ class SqlFunctions:
         )
         return sorted((*string_to_namespace(r["function_namespace"]), r["function_name"]) for r in rows)
 
-    def delete(self, ident: ViewIdentifier) -> bool:
-        """Delete the function's row; False if there was none."""
+    def delete(self, ident: ViewIdentifier, location: str) -> bool:
+        """Delete the function's row if it still points at ``location``; False if it does not
+        (gone, or moved on by a commit)."""
         if not self.ready():
             return False
         deleted = self.host._execute(
-            f"drop function {ident}", DROP_FUNCTION_SQL, self.host.name, ident.namespace_string, ident.name
+            f"drop function {ident}",
+            DROP_FUNCTION_SQL,
+            self.host.name,
+            ident.namespace_string,
+            ident.name,
+            location,
         )
         return deleted > 0
+
+    def check_create(self, identifier: ViewIdentifier) -> None:
+        """A function is created only in an existing namespace (checked again in the insert's
+        transaction), never in the root namespace."""
+        host = self.host
+        if not identifier.namespace:
+            raise NoSuchNamespaceError(
+                f"Cannot create function {identifier} in catalog {host.name}: a function must be in a namespace"
+            )
+        if not host.namespace_exists(identifier.namespace):
+            raise NoSuchNamespaceError(
+                f"Cannot create function {identifier} in catalog {host.name}. "
+                f"Namespace {namespace_to_string(identifier.namespace)} does not exist"
+            )
+
+    @staticmethod
+    def default_location(identifier: ViewIdentifier, warehouse: str | None) -> str:
+        """``<warehouse>/<namespace levels>/functions/<name>``: beside the namespace's views, in a
+        folder of their own (a function may share its name with a view)."""
+        if not warehouse:
+            raise InvalidArgumentError(
+                f"Cannot choose a location for function {identifier}: the catalog has no 'warehouse' "
+                "property (set it, or pass location=...)"
+            )
+        return "/".join((warehouse, *identifier.namespace, "functions", identifier.name))
+
+    def list_in(self, namespace: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """:meth:`names`, with a namespace that does not exist refused (the root always exists)."""
+        if namespace and not self.host.namespace_exists(namespace):
+            raise NoSuchNamespaceError(f"Namespace does not exist: {namespace_to_string(namespace)}")
+        return self.names(namespace)
+
+    def drop(self, ident: ViewIdentifier, catalog: MetastoreViewCatalog) -> bool:
+        """Drop the function: its row while it holds the pointer read (a commit landing in between
+        is read again, never orphaned), then its current metadata file (``gc.enabled``)."""
+        for _ in range(_DROP_ATTEMPTS):
+            last = catalog._last_metadata_for_drop(SqlFunctionOperations(catalog, self, ident))
+            location = self.read(ident)
+            if location is None:
+                log.info("Skipping drop, function does not exist: %s", ident)
+                return False
+            if self.delete(ident, location):
+                same = last is not None and last.metadata_file_location == location
+                catalog._delete_dropped_metadata(ident, last if same else None)
+                log.info("Dropped function: %s", ident)
+                return True
+        raise CommitFailedError(
+            f"Cannot drop function {ident}: it kept changing during {_DROP_ATTEMPTS} attempts"
+        )
 
     def rename(self, src: ViewIdentifier, dst: ViewIdentifier) -> None:
         host = self.host

@@ -21,7 +21,7 @@ from starlette.responses import Response
 from iceview import errors as ice
 from iceview.spec.pydantic_errors import validation_problem
 
-__all__ = ["ApiError", "clipped", "error_body", "error_response", "from_exception", "library_text"]
+__all__ = ["ApiError", "capped", "clipped", "error_body", "error_response", "from_exception", "library_text"]
 
 SHOWN_CHARS = 64
 """The most characters of a client-supplied value an error message or log line repeats."""
@@ -30,11 +30,13 @@ log = logging.getLogger("iceview.server")
 
 
 class ApiError(Exception):
-    """A request the server refuses, with the status and Java type name to answer with."""
+    """A request the server refuses, with the status and Java type name to answer with. The
+    message is :func:`capped`: a client's long value is never repeated whole."""
 
     def __init__(
         self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None
     ) -> None:
+        message = capped(message)
         super().__init__(message)
         self.status = status
         self.error_type = error_type
@@ -151,6 +153,24 @@ def _name_too_long(error: BaseException) -> bool:
     if not isinstance(error, OSError):
         return False
     return error.errno == errno.ENAMETOOLONG or "File name too long" in str(error)
+
+
+MAX_MESSAGE_CHARS = 1000
+"""The longest message an error answer carries."""
+MAX_WORD_CHARS = 256
+"""The longest run of non-space characters an error answer repeats whole: a message that repeats a
+client's value (a name, a uuid, a property) shows its first 200 characters, so a 100 KB value
+never comes back."""
+_LONG_WORD = re.compile(r"\S{" + str(MAX_WORD_CHARS + 1) + ",}")
+
+
+def capped(message: str) -> str:
+    """``message`` with every word longer than :data:`MAX_WORD_CHARS` cut to 200 characters, and
+    the whole cut to :data:`MAX_MESSAGE_CHARS`, each cut saying how long it was."""
+    message = _LONG_WORD.sub(lambda m: f"{m.group()[:200]}…({len(m.group())} characters)", message)
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[:MAX_MESSAGE_CHARS]}… ({len(message)} characters)"
 
 
 def clipped(value: str, limit: int = SHOWN_CHARS) -> str:

@@ -21,7 +21,13 @@ from iceview.files import check_in_warehouse, check_location_properties
 from iceview.function import Function
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
-from iceview.server.protocol import check_new_identifier, identifier_from_body, page
+from iceview.server.protocol import (
+    check_new_identifier,
+    identifier_from_body,
+    invalid_page_token,
+    page,
+    page_request,
+)
 from iceview.server.protocol import parse_change as parse_commit
 from iceview.udf import (
     AssertCreate,
@@ -55,11 +61,22 @@ def load_result(function: Function) -> dict[str, Any]:
 def function_list(
     served: ServedCatalog, namespace: tuple[str, ...], query: dict[str, str], settings: ServerSettings
 ) -> Reply:
-    found = served.catalog.list_functions(namespace)
-    chunk = page(found, lambda n: n, query.get("pageToken"), query.get("pageSize"), settings.max_page_size)
-    body: dict[str, Any] = {"identifiers": [list(n) for n in chunk.items]}
-    if chunk.next_token:
-        body["next-page-token"] = chunk.next_token
+    token = query.get("pageToken")
+    request = page_request(token, query.get("pageSize"), settings.max_page_size)
+    after = request.after if request is not None else None
+    # a token names the last function of a page of this namespace, nothing else
+    if after is not None and (after[:-1] != namespace or len(after) != len(namespace) + 1):
+        raise invalid_page_token(token or "")
+    found = page(
+        served.catalog.list_functions(namespace),
+        lambda n: n,
+        token,
+        query.get("pageSize"),
+        settings.max_page_size,
+    )
+    body: dict[str, Any] = {"identifiers": [list(n) for n in found.items]}
+    if found.next_token:
+        body["next-page-token"] = found.next_token
     return Reply(200, body)
 
 

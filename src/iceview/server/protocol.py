@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import orjson
 
 from iceview.identifiers import ViewIdentifier, name_problem
-from iceview.server.errors import ApiError, bad_request
+from iceview.server.errors import ApiError, bad_request, clipped
 
 __all__ = [
     "MAX_REFERENCED_BY",
@@ -136,6 +136,9 @@ def check_name(name: str, what: str) -> str:
     if "/" in name or "\\" in name or ".." in name or "\x00" in name:
         shown = name.replace("\x00", "\\0")
         raise bad_request(f"Invalid {what} {shown!r}: a name may not contain '/', '\\', '..' or NUL")
+    if any(ord(c) < 0x20 or c == "\x7f" for c in name):
+        # URL parsers drop tabs and line breaks from a location: ".\t." would be ".."
+        raise bad_request(f"Invalid {what} {clipped(name)}: a name may not contain control characters")
     if name == ".":
         # its location would be the namespace's own folder, and GET .../views/. is the list
         raise bad_request(f"Invalid {what} '.': a name may not be '.'")
@@ -260,6 +263,14 @@ def parse_change(
         updates = [update(u, f"$.updates[{i}]") for i, u in enumerate(raw_updates)]
     except InvalidMetadataError as e:
         raise bad_request(f"Invalid {what}: {e.message}", e.path) from None
+    for i, parsed in enumerate(updates):
+        for key in ("updates", "removals"):
+            entries = getattr(parsed, key, None)
+            if entries is not None and len(entries) > MAX_ENTRIES:
+                raise bad_request(
+                    f"Invalid {what}: {key} has {len(entries)} entries, more than the {MAX_ENTRIES} allowed",
+                    f"$.updates[{i}].{key}",
+                )
     return requirements, updates
 
 
