@@ -81,6 +81,8 @@ ALSO_HIVE = {
 FUNCTIONS_MODULE = "test_catalog_functions"
 FUNCTIONS_SQL_ONLY = {
     "test_the_functions_table_and_java_s_tables": "the SQL catalog's table, read with SQL",
+    "test_a_namespace_drop_racing_a_create_never_orphans_a_function": "times the race on the SQL "
+    "catalog's statements (tests/server/test_function_endpoint_attacks.py races it through the server)",
 }
 # cases about the Hive catalog alone
 ONLY_HIVE = {"test_writers_with_and_without_locks"}

@@ -498,3 +498,43 @@ def test_concurrent_writers_lose_no_commit(functions: SqlCatalog, env: CatalogEn
             assert previous <= versions and previous_properties <= properties, name
             assert len(versions - previous) + len(properties - previous_properties) == 1, name
         previous, previous_properties = versions, properties
+
+
+def test_a_namespace_drop_racing_a_create_never_orphans_a_function(env: CatalogEnv) -> None:
+    """The create checks the namespace and inserts under the namespace's lock (SQLite's write lock,
+    PostgreSQL's advisory lock), and so does the drop: a drop that lands between the create's check
+    and its insert waits, then finds the function (NamespaceNotEmptyError)."""
+    import threading
+
+    from sqlalchemy import event
+
+    creator, dropper = env.catalog(), env.catalog()
+    try:
+        creator.create_namespace("q")
+        outcome: dict[str, object] = {}
+
+        def drop() -> None:
+            try:
+                outcome["dropped"] = dropper.drop_namespace("q")
+            except Exception as e:  # the answer under test
+                outcome["dropped"] = e
+
+        threads: list[threading.Thread] = []
+
+        def hook(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            if not threads and statement.lstrip().upper().startswith("INSERT INTO ICEVIEW_FUNCTIONS"):
+                threads.append(threading.Thread(target=drop))
+                threads[0].start()
+                threads[0].join(2)  # the drop waits for the create's lock: it cannot finish now
+
+        event.listen(creator.engine, "before_cursor_execute", hook)
+        try:
+            creator.create_function("q.g", ADD_ONE)
+        finally:
+            event.remove(creator.engine, "before_cursor_execute", hook)
+        threads[0].join(30)
+        assert isinstance(outcome["dropped"], NamespaceNotEmptyError), outcome
+        assert creator.namespace_exists("q") and creator.function_exists("q.g")
+    finally:
+        creator.close()
+        dropper.close()

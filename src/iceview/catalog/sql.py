@@ -598,10 +598,5 @@ class SqlCatalog(MetastoreViewCatalog):
                 raise NamespaceNotEmptyError(
                     f"Namespace {shown} is not empty. Contains {len(views)} view(s)."
                 )
-        functions = self.functions.names(ns)
-        if functions:
-            raise NamespaceNotEmptyError(
-                f"Namespace {shown} is not empty. Contains {len(functions)} function(s)."
-            )
-        deleted = self._execute("drop namespace", DELETE_ALL_NAMESPACE_PROPERTIES_SQL, self.name, shown)
-        return deleted > 0
+        # the functions are checked, and the namespace dropped, under the namespace's lock
+        return self.functions.drop_namespace_if_empty(ns, DELETE_ALL_NAMESPACE_PROPERTIES_SQL) > 0

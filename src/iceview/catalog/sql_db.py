@@ -145,6 +145,23 @@ def like_escape(value: str) -> str:
     return value.replace("!", "!!").replace("_", "!_").replace("%", "!%")
 
 
+NAMESPACE_LOCK_SQL = Stmt("SELECT pg_advisory_xact_lock(hashtext(?))")
+"""PostgreSQL: the transaction-scoped advisory lock of one namespace of one catalog (iceview's own)."""
+
+
+def lock_namespace(conn: Connection, catalog: str, namespace: str) -> None:
+    """Serialise the transactions that check a namespace and change what it holds: a function
+    created in or renamed into it, and its drop, so that a drop racing a create cannot both win.
+    Call it first in the transaction. SQLite takes the database's write lock (``BEGIN IMMEDIATE``:
+    the one lock it has); PostgreSQL an advisory lock on the namespace until the transaction ends.
+    Other databases take none."""
+    name = conn.dialect.name
+    if name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif name == "postgresql":
+        conn.execute(NAMESPACE_LOCK_SQL.clause, NAMESPACE_LOCK_SQL.params(f"{catalog}\x1f{namespace}"))
+
+
 # ----------------------------------------------------------------------------- connections
 
 

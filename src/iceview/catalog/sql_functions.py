@@ -25,13 +25,21 @@ from sqlalchemy.exc import DBAPIError
 
 from iceview.catalog.kinds import FUNCTION
 from iceview.catalog.metastore import MetastoreFunctionOperations, MetastoreViewCatalog
-from iceview.catalog.sql_db import Stmt, describe, is_constraint_violation, java_sql_message, transaction
+from iceview.catalog.sql_db import (
+    Stmt,
+    describe,
+    is_constraint_violation,
+    java_sql_message,
+    lock_namespace,
+    transaction,
+)
 from iceview.catalog.sql_pointers import PointerTable, read_pointer, swap_pointer
 from iceview.errors import (
     CatalogError,
     CommitFailedError,
     FunctionAlreadyExistsError,
     InvalidArgumentError,
+    NamespaceNotEmptyError,
     NoSuchFunctionError,
     NoSuchNamespaceError,
 )
@@ -149,6 +157,8 @@ class SqlFunctions:
             self._require_table(ident)
 
         def before_insert(conn: Connection) -> None:
+            # the namespace may not be dropped between this check and the insert
+            lock_namespace(conn, host.name, ident.namespace_string)
             if not host._namespace_exists(conn, ident.namespace):
                 raise NoSuchNamespaceError(
                     f"Cannot create function {ident} in catalog {host.name}. "
@@ -273,6 +283,12 @@ class SqlFunctions:
             raise FunctionAlreadyExistsError(f"Cannot rename {src} to {dst}. Function already exists")
         try:
             with transaction(host.engine) as conn:
+                # the destination namespace may not be dropped between this check and the move
+                lock_namespace(conn, host.name, dst.namespace_string)
+                if not host._namespace_exists(conn, dst.namespace):
+                    raise NoSuchNamespaceError(
+                        f"Namespace does not exist: {namespace_to_string(dst.namespace)}"
+                    )
                 updated = conn.execute(
                     RENAME_FUNCTION_SQL.clause,
                     RENAME_FUNCTION_SQL.params(
@@ -289,6 +305,27 @@ class SqlFunctions:
             ) from e
         if updated == 0:
             raise NoSuchFunctionError(f"Function does not exist: {src}")
+
+    def drop_namespace_if_empty(self, ns: tuple[str, ...], delete: Stmt) -> int:
+        """Run ``delete`` (the namespace's property rows) unless the namespace holds a function,
+        both under the namespace's lock: a create or rename racing the drop waits, then finds the
+        namespace gone; the drop that waits for one finds its function. Returns the rows deleted."""
+        host = self.host
+        shown = namespace_to_string(ns)
+        try:
+            with transaction(host.engine) as conn:
+                lock_namespace(conn, host.name, shown)
+                if self.ready():
+                    held = conn.execute(
+                        LIST_FUNCTIONS_SQL.clause, LIST_FUNCTIONS_SQL.params(host.name, shown)
+                    ).all()
+                    if held:
+                        raise NamespaceNotEmptyError(
+                            f"Namespace {shown} is not empty. Contains {len(held)} function(s)."
+                        )
+                return int(conn.execute(delete.clause, delete.params(host.name, shown)).rowcount)
+        except DBAPIError as e:
+            raise CatalogError(f"Failed to drop namespace: {java_sql_message(e)}: {describe(e)}") from e
 
 
 class SqlFunctionOperations(MetastoreFunctionOperations):
