@@ -81,6 +81,15 @@ class MetadataKind(Generic[M]):
     def title(self) -> str:
         return self.noun.capitalize()
 
+    def check_same(self, current: M | None, refreshed: M, identifier: object, location: str | None) -> None:
+        """The spec's uuid rule: a refresh that finds metadata of another uuid than ``current``'s
+        (the name now holds another view or function) raises :attr:`uuid_mismatch`."""
+        if current is not None and self.uuid(refreshed).lower() != self.uuid(current).lower():
+            raise self.uuid_mismatch(
+                f"{self.title} UUID does not match: current={self.uuid(current)} != "
+                f"refreshed={self.uuid(refreshed)} ({self.noun} {identifier}, metadata file {location})"
+            )
+
 
 # The format is imported when first used, so that listing names does not load it.
 

@@ -194,11 +194,7 @@ class MetadataOperations(ABC, Generic[M]):
                 metadata = read_metadata(self.io, location, kind)
                 if self.cache is not None:
                     self.cache.put(location, metadata)
-            if self._current is not None and kind.uuid(metadata).lower() != kind.uuid(self._current).lower():
-                raise kind.uuid_mismatch(
-                    f"{kind.title} UUID does not match: current={kind.uuid(self._current)} != "
-                    f"refreshed={kind.uuid(metadata)} ({kind.noun} {self.identifier}, metadata file {location})"
-                )
+            kind.check_same(self._current, metadata, self.identifier, location)
             self._current = metadata
             self._current_location = location
         self._should_refresh = False

@@ -34,6 +34,7 @@ from pyiceberg import exceptions as pyiceberg_errors
 
 from iceview.catalog.commit import commit_with_retries
 from iceview.catalog.interface import Catalog, NamespacePropertiesUpdate
+from iceview.catalog.kinds import VIEW
 from iceview.catalog.properties import (
     VIEW_DEFAULT_PREFIX,
     VIEW_OVERRIDE_PREFIX,
@@ -42,6 +43,7 @@ from iceview.catalog.properties import (
 )
 from iceview.catalog.rest_errors import Call, Redactor
 from iceview.catalog.rest_functions import FunctionEndpoint, RestFunctionOperations, RestFunctions
+from iceview.catalog.rest_operations import RestOperations
 from iceview.catalog.rest_session import (
     PAGE_SIZE,
     REFERENCED_BY,
@@ -66,7 +68,6 @@ from iceview.errors import (
     NoSuchViewError,
     TableAlreadyExistsError,
     UnsupportedOperationError,
-    ViewUUIDMismatchError,
 )
 from iceview.function import Function
 from iceview.identifiers import (
@@ -94,9 +95,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class RestViewOperations:
+class RestViewOperations(RestOperations[ViewMetadata]):
     """One view's metadata as the REST catalog last returned it (the ``View`` handle's source).
-    A view loaded through other views (``referenced_by``) is refreshed through them too."""
+    A view loaded through other views (``referenced_by``) is refreshed through them too
+    (``GET .../views/{view}``)."""
 
     def __init__(
         self,
@@ -105,32 +107,10 @@ class RestViewOperations:
         metadata: ViewMetadata | None,
         referenced_by: tuple[ViewIdentifier, ...] = (),
     ) -> None:
+        super().__init__(
+            VIEW, identifier, metadata, lambda: catalog._load_metadata(identifier, referenced_by)
+        )
         self.catalog = catalog
-        self._identifier = identifier
-        self._current = metadata
-        self._referenced_by = referenced_by
-
-    @property
-    def identifier(self) -> ViewIdentifier:
-        return self._identifier
-
-    def current(self) -> ViewMetadata | None:
-        """The metadata as last loaded or committed."""
-        return self._current if self._current is not None else self.refresh()
-
-    def refresh(self) -> ViewMetadata | None:
-        """Load the view again (``GET .../views/{view}``). ``NoSuchViewError`` if it is gone,
-        ``ViewUUIDMismatchError`` if the name now holds another view."""
-        self.update(self.catalog._load_metadata(self._identifier, self._referenced_by))
-        return self._current
-
-    def update(self, metadata: ViewMetadata) -> None:
-        if self._current is not None and metadata.uuid.lower() != self._current.uuid.lower():
-            raise ViewUUIDMismatchError(
-                f"View UUID does not match: current={self._current.uuid} != refreshed={metadata.uuid} "
-                f"(view {self._identifier}, metadata file {metadata.metadata_file_location})"
-            )
-        self._current = metadata
 
 
 class RestCatalog(Catalog):

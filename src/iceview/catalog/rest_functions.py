@@ -25,10 +25,10 @@ from iceview.catalog.commit import commit_with_retries
 from iceview.catalog.kinds import FUNCTION
 from iceview.catalog.properties import property_as_int
 from iceview.catalog.rest_errors import Call
+from iceview.catalog.rest_operations import RestOperations
 from iceview.catalog.rest_session import PAGE_SIZE, RestSession
 from iceview.errors import (
     CommitStateUnknownError,
-    FunctionUUIDMismatchError,
     InvalidArgumentError,
     InvalidMetadataError,
     NoSuchFunctionError,
@@ -63,39 +63,15 @@ class FunctionEndpoint:
     RENAME = Endpoint(http_method=HttpMethod.POST, path=_V1 + "functions/rename")
 
 
-class RestFunctionOperations:
+class RestFunctionOperations(RestOperations["FunctionMetadata"]):
     """One function's metadata as the REST catalog last returned it (the ``Function`` handle's
     source)."""
 
     def __init__(
         self, functions: RestFunctions, identifier: ViewIdentifier, metadata: FunctionMetadata | None
     ) -> None:
+        super().__init__(FUNCTION, identifier, metadata, lambda: functions.load_metadata(identifier))
         self.functions = functions
-        self._identifier = identifier
-        self._current = metadata
-
-    @property
-    def identifier(self) -> ViewIdentifier:
-        return self._identifier
-
-    def current(self) -> FunctionMetadata | None:
-        return self._current if self._current is not None else self.refresh()
-
-    def refresh(self) -> FunctionMetadata | None:
-        """Load the function again. ``NoSuchFunctionError`` if it is gone,
-        ``FunctionUUIDMismatchError`` if the name now holds another function."""
-        self.update(self.functions.load_metadata(self._identifier))
-        return self._current
-
-    def update(self, metadata: FunctionMetadata) -> None:
-        current = self._current
-        if current is not None and metadata.function_uuid.lower() != current.function_uuid.lower():
-            raise FunctionUUIDMismatchError(
-                f"Function UUID does not match: current={current.function_uuid} != "
-                f"refreshed={metadata.function_uuid} (function {self._identifier}, metadata file "
-                f"{metadata.metadata_file_location})"
-            )
-        self._current = metadata
 
 
 class _Host(Protocol):

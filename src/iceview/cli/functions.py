@@ -16,13 +16,13 @@ from rich.text import Text
 
 from iceview.cli.errors import CliError, InvalidMetadata, NotFound, metadata_problem
 from iceview.cli.names import format_name, parse_name
-from iceview.cli.output import fit_columns, table
+from iceview.cli.output import fit_columns, print_properties, table
 from iceview.cli.times import iso_utc
 
 if TYPE_CHECKING:
     from iceview.cli.context import State
     from iceview.function import Function
-    from iceview.udf import FunctionDefinition, FunctionMetadata
+    from iceview.udf import FunctionMetadata
 
 __all__ = [
     "FunctionTarget",
@@ -116,12 +116,6 @@ def _type(value: Any) -> str:
     return canonical(value)
 
 
-def _definition_json(d: FunctionDefinition) -> dict[str, Any]:
-    from iceview.udf.codec import definition_to_dict
-
-    return definition_to_dict(d)
-
-
 def function_json(target: FunctionTarget, state: State) -> dict[str, Any]:
     md = target.metadata
     from iceview.udf import function_metadata_to_dict
@@ -191,13 +185,7 @@ def print_function(target: FunctionTarget, state: State) -> None:
             else:
                 out.line(("representation", "bold"), f" of unknown type {rep.type!r}")
     out.blank()
-    if md.properties:
-        props = table("property", "value", title="Properties")
-        for key, value in sorted(md.properties.items()):
-            props.add_row(key, value)
-        out.print(props)
-    else:
-        out.line(("Properties", "bold"), ": none")
+    print_properties(out, md.properties)
 
 
 # -------------------------------------------------------------------------------------- history

@@ -12,7 +12,7 @@ import csv
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rich import box
@@ -22,7 +22,7 @@ from rich.text import Text
 
 from iceview.cli.status import hide
 
-__all__ = ["Output", "make_console", "table"]
+__all__ = ["Output", "make_console", "print_properties", "table"]
 
 _UNWRAPPED = 10_000
 
@@ -213,3 +213,14 @@ def fit_columns(grid: Table, width: int) -> None:
 
 def plain(values: Sequence[object]) -> str:
     return ", ".join(str(v) for v in values)
+
+
+def print_properties(out: Output, properties: Mapping[str, str]) -> None:
+    """A view's or function's properties as a table sorted by key (``show``), or that it has none."""
+    if properties:
+        props = table("property", "value", title="Properties")
+        for key, value in sorted(properties.items()):
+            props.add_row(key, value)
+        out.print(props)
+    else:
+        out.line(("Properties", "bold"), ": none")

@@ -17,12 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from iceview.errors import NoSuchFunctionError
-from iceview.files import check_in_warehouse, check_location_properties
 from iceview.function import Function
 from iceview.identifiers import ViewIdentifier
 from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.protocol import (
     check_new_identifier,
+    check_update_locations,
     identifier_from_body,
     invalid_page_token,
     page,
@@ -33,8 +33,6 @@ from iceview.udf import (
     AssertCreate,
     FunctionRequirement,
     FunctionUpdate,
-    SetLocation,
-    SetProperties,
     function_metadata_to_dict,
     requirement_from_dict,
     update_from_dict,
@@ -99,13 +97,7 @@ def commit_function(
     served: ServedCatalog, ident: ViewIdentifier, body: dict[str, Any], settings: ServerSettings
 ) -> Reply:
     requirements, updates = parse_change(body)
-    root = served.warehouse_root(settings.allow_external_locations)
-    # the catalog checks again what it commits; checked first here for any catalog served
-    for update in updates:
-        if isinstance(update, SetLocation):
-            check_in_warehouse(update.location, root, "function location")
-        elif isinstance(update, SetProperties):
-            check_location_properties(update.updates, root, "function")
+    check_update_locations(updates, served.warehouse_root(settings.allow_external_locations), "function")
     if any(isinstance(r, AssertCreate) for r in requirements):
         # the catalog chooses the location when the updates set none
         check_new_identifier(ident.namespace, ident.name, "function")

@@ -274,6 +274,21 @@ def parse_change(
     return requirements, updates
 
 
+def check_update_locations(updates: Sequence[Any], root: str | None, noun: str) -> None:
+    """The locations a commit's updates would set (``set-location``, ``write.*.path`` properties)
+    must lie in the warehouse ``root`` (``LocationOutsideWarehouseError`` if not). The catalog
+    checks again what it commits; checked first here for any catalog served. ``noun`` names the
+    kind (``view``, ``function``) in messages."""
+    from iceview.files import check_in_warehouse, check_location_properties
+    from iceview.spec.common_updates import SetLocation, SetProperties
+
+    for update in updates:
+        if isinstance(update, SetLocation):
+            check_in_warehouse(update.location, root, f"{noun} location")
+        elif isinstance(update, SetProperties):
+            check_location_properties(update.updates, root, noun)
+
+
 def identifier_from_body(body: dict[str, Any], key: str, what: str) -> ViewIdentifier:
     """The ``TableIdentifier`` object at ``key`` of a request body (a rename's ``source`` or
     ``destination``, a commit's ``identifier``)."""

@@ -7,7 +7,6 @@ change arrives as a ``CommitViewRequest`` and goes, parsed with iceview's own co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -20,6 +19,7 @@ from iceview.server.context import Reply, ServedCatalog, ServerSettings
 from iceview.server.errors import bad_request
 from iceview.server.protocol import (
     check_new_identifier,
+    check_update_locations,
     get_string,
     get_string_map,
     identifier_from_body,
@@ -31,8 +31,6 @@ from iceview.server.protocol import (
 from iceview.server.protocol import parse_change as parse_commit
 from iceview.spec import (
     AddViewVersion,
-    SetLocation,
-    SetProperties,
     ViewRequirement,
     ViewUpdate,
     requirement_from_dict,
@@ -175,18 +173,9 @@ def commit_view(
                 "$.identifier",
             )
     requirements, updates = parse_change(body)
-    _check_locations(served, updates, settings)
+    check_update_locations(updates, served.warehouse_root(settings.allow_external_locations), "view")
     view = served.catalog.commit_view(ident, requirements, updates)
     return Reply(200, load_result(view))
-
-
-def _check_locations(served: ServedCatalog, updates: Sequence[ViewUpdate], settings: ServerSettings) -> None:
-    root = served.warehouse_root(settings.allow_external_locations)
-    for update in updates:
-        if isinstance(update, SetLocation):
-            check_in_warehouse(update.location, root, "view location")
-        elif isinstance(update, SetProperties):
-            check_location_properties(update.updates, root, "view")
 
 
 def drop_view(served: ServedCatalog, ident: ViewIdentifier) -> Reply:

@@ -10,7 +10,7 @@ from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.describe import namespace_text, schema_json, summary_text, version_json
 from iceview.cli.functions import FunctionTarget, function_json, print_function
-from iceview.cli.output import Output, table
+from iceview.cli.output import Output, print_properties, table
 from iceview.cli.schemas import columns
 from iceview.cli.targets import Target, load_view_or_function
 from iceview.spec import SQLRepresentation
@@ -113,10 +113,4 @@ def _text(target: Target, out: Output, state: State) -> None:
         out.line(("SQL", "bold"), " (", (dialect, "bold magenta"), f"): not derived, refused: {codes}")
 
     out.blank()
-    if md.properties:
-        props = table("property", "value", title="Properties")
-        for key, value in sorted(md.properties.items()):
-            props.add_row(key, value)
-        out.print(props)
-    else:
-        out.line(("Properties", "bold"), ": none")
+    print_properties(out, md.properties)
