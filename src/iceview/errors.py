@@ -18,6 +18,7 @@ __all__ = [
     "DialectsRefusedError",
     "ForbiddenError",
     "FunctionAlreadyExistsError",
+    "FunctionInliningError",
     "FunctionResolutionError",
     "FunctionUUIDMismatchError",
     "IceviewError",
@@ -310,6 +311,18 @@ class ViewCycleError(ViewExpansionError):
         self.view = view
         self.cycle = cycle
         super().__init__(message)
+
+
+class FunctionInliningError(ViewExpansionError):
+    """A call of a SQL UDF that iceview does not inline into an engine's SQL, refused rather than
+    guessed. ``code`` names the reason (``UDF_ARGUMENT_UNTYPED``, ``UDF_NONDETERMINISTIC_ARGUMENT``,
+    ``UDF_BODY_UNSUPPORTED``, ``UDF_BODY_UNKNOWN_NAME``, ``UDF_CALL_FORM``, ``UDF_TABLE_FUNCTION``,
+    ``UDF_NO_DIALECT``, ``UDF_BODY_TRANSLATION_REFUSED``, ``UDF_NESTING``); the message says the
+    call, the function and what to do."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(f"{code}: {message}")
 
 
 class TranslationError(ViewExpansionError):

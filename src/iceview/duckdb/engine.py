@@ -9,11 +9,13 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from iceview.catalog.interface import Catalog, close_table_catalog
-from iceview.errors import MissingDialectError, NoSuchViewError
+from iceview.errors import MissingDialectError, NoSuchFunctionError, NoSuchViewError, TranslationError
 from iceview.identifiers import NamespaceLike
 from iceview.spec import SQLRepresentation, ViewMetadata
-from iceview.sql import ResolvedView, ViewExpander, type_namer
+from iceview.sql import ResolvedView, ViewExpander, render_name, type_namer
+from iceview.sql.inline import FunctionInliner, maybe_calls, source_preparer
 from iceview.sql.translate import Translation, spark_ansi_mode
+from iceview.sql.udf_body import BodyTemplate
 from iceview.view.reading import SOURCE_PREFERENCE, engine_sql
 
 __all__ = ["DuckDBViews"]
@@ -103,7 +105,10 @@ class DuckDBViews:
             map_table=self._map_table,
             column_count=self._column_count,
             max_depth=max_depth,
+            inline=self._inline,
+            inline_tables=self._inline_tables,
         )
+        self._function_bodies: dict[tuple[object, ...], BodyTemplate] = {}
 
     # ------------------------------------------------------------------ queries
 
@@ -200,6 +205,7 @@ class DuckDBViews:
             known_catalogs=self.known_catalogs,
             strict=self.strict,
             spark_ansi=spark_ansi_mode(version.summary, metadata.properties),
+            prepare=self._preparer(spark_ansi_mode(version.summary, metadata.properties)),
         )
         translation = read.translation
         # a view is resolved more than once per query (its columns, then the query itself)
@@ -241,6 +247,85 @@ class DuckDBViews:
         self.connection.register(name, table.scan().to_arrow())
         self._registered[parts] = (name, snapshot_id)
         return (name,)
+
+    def _inline(self, sql: str, catalog: str, namespace: tuple[str, ...], outer: bool) -> str:
+        """Calls of the catalog's SQL UDFs inlined (:class:`iceview.sql.inline.FunctionInliner`),
+        each function read fresh once per statement. A one-part name that is no DuckDB function
+        names one of the current namespace (of the view, inside a view)."""
+        inliner = self._inliner(sql)
+        return sql if inliner is None else inliner.inline(sql, catalog=catalog, namespace=namespace)
+
+    def _inline_tables(self, sql: str, catalog: str, namespace: tuple[str, ...], outer: bool) -> str:
+        """Calls of the catalog's table functions in ``FROM`` expanded as subqueries."""
+        inliner = self._inliner(sql)
+        return sql if inliner is None else inliner.expand_tables(sql, catalog=catalog, namespace=namespace)
+
+    def _inliner(self, sql: str) -> FunctionInliner | None:
+        if not maybe_calls(sql, DIALECT, one_part=True) or not self.catalog.supports_functions():
+            return None
+        return FunctionInliner(
+            self._load_function,
+            known_catalogs=self.known_catalogs,
+            dialect=DIALECT,
+            column_types=self._column_types,
+            spark_ansi=None,
+            bodies=self._function_bodies,
+            builtin=self._is_duckdb_function,
+            relation_types=self._relation_types,
+        )
+
+    def _preparer(self, spark_ansi: bool | None) -> Callable[[str, str, str, tuple[str, ...]], str] | None:
+        """For a view read by translation: its functions inlined in its own dialect first."""
+        if not self.catalog.supports_functions():
+            return None
+        return source_preparer(
+            self._load_function,
+            lambda dialect: lambda qualified: self._catalog_types(qualified, dialect),
+            known_catalogs=self.known_catalogs,
+            spark_ansi=spark_ansi,
+        )
+
+    def _load_function(self, parts: tuple[str, ...]) -> Any:
+        ident = self._in_catalog(parts)
+        if ident is None:
+            return None
+        try:
+            return self.catalog.load_function(ident).metadata
+        except NoSuchFunctionError:
+            return None
+
+    def _catalog_types(self, qualified: tuple[str, ...], dialect: str) -> dict[str, str] | None:
+        """A view's or table's columns of the catalog, spelled in ``dialect``."""
+        if self._in_catalog(qualified) is None:
+            return None
+        schemas = self._schemas(f"SELECT * FROM {render_name(qualified, DIALECT)}", DIALECT, qualified[0], ())
+        schema = schemas.get(qualified)
+        if schema is None:
+            return None
+        try:
+            namer = type_namer(dialect)
+            return {f.name: namer(f.field_type) for f in schema.fields}
+        except TranslationError:
+            return None
+
+    def _relation_types(self, qualified: tuple[str, ...]) -> dict[str, str] | None:
+        """A relation's columns and DuckDB types by its qualified name, before expansion: from
+        the catalog for its views and tables, else as DuckDB reads it."""
+        found = self._catalog_types(qualified, DIALECT)
+        return found if found is not None else self._column_types(qualified)
+
+    def _is_duckdb_function(self, name: str) -> bool:
+        rows = self.connection.execute(
+            "SELECT 1 FROM duckdb_functions() WHERE lower(function_name) = lower(?) LIMIT 1", [name]
+        ).fetchall()
+        return bool(rows)
+
+    def _column_types(self, written: tuple[str, ...]) -> dict[str, str] | None:
+        try:
+            relation = self.connection.sql(f"SELECT * FROM {render_name(written, DIALECT)} LIMIT 0")
+            return {c: str(t) for c, t in zip(relation.columns, relation.types, strict=True)}
+        except Exception:
+            return None
 
     def _column_count(self, sql: str) -> int | None:
         try:

@@ -12,24 +12,33 @@ per chain, so its refreshes go through the same views.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from pyiceberg.schema import Schema
 
-from iceview.errors import InvalidIdentifierError, NoSuchViewError, SQLParseError, ViewUUIDMismatchError
+from iceview.errors import (
+    InvalidIdentifierError,
+    NoSuchFunctionError,
+    NoSuchViewError,
+    SQLParseError,
+    TranslationError,
+    ViewUUIDMismatchError,
+)
 from iceview.identifiers import ViewIdentifier, to_identifier
 from iceview.spark import _format
 from iceview.spark.errors import view_not_found
 from iceview.spark.names import ENGINE_NAME
 from iceview.spec import ViewMetadata
-from iceview.sql import ResolvedView, find_references
+from iceview.sql import ResolvedView, find_references, render_name, type_namer
+from iceview.sql.inline import source_preparer
 from iceview.view.reading import engine_sql
 
 if TYPE_CHECKING:
     from iceview.catalog.interface import Catalog
     from iceview.spark.names import Translate
+    from iceview.udf import FunctionMetadata
     from iceview.view import View
 
 __all__ = ["AccessHost", "Chain", "ViewAccess"]
@@ -121,8 +130,37 @@ class ViewAccess:
             schemas=self._schemas,
             known_catalogs={views.name},
             spark_ansi=views.ansi_enabled,
+            prepare=self._preparer(),
         )
         return ResolvedView.with_sql(qualified, metadata, read.sql, read.dialect)
+
+    def _preparer(self) -> Callable[[str, str, str, tuple[str, ...]], str] | None:
+        """For a view read by translation: its functions inlined in its own dialect first, with
+        the column types of the catalog's views and tables."""
+        views = self.views
+        if not views.catalog.supports_functions():
+            return None
+        return source_preparer(
+            self.load_function,
+            lambda dialect: lambda qualified: self.catalog_types(qualified, dialect),
+            known_catalogs={views.name},
+            spark_ansi=views.ansi_enabled,
+        )
+
+    def catalog_types(self, qualified: tuple[str, ...], dialect: str) -> dict[str, str] | None:
+        """A view's or table's columns of the catalog by qualified name, spelled in ``dialect``."""
+        if qualified[0] != self.views.name:
+            return None
+        schema = self._schemas(
+            f"SELECT * FROM {render_name(qualified, dialect)}", dialect, qualified[0], ()
+        ).get(qualified)
+        if schema is None:
+            return None
+        try:
+            namer = type_namer(dialect)
+            return {f.name: namer(f.field_type) for f in schema.fields}
+        except TranslationError:
+            return None
 
     def _schemas(
         self, sql: str, dialect: str, default_catalog: str | None, default_namespace: Sequence[str]
@@ -131,6 +169,17 @@ class ViewAccess:
         return self.views.catalog.relation_schemas(
             sql, dialect, default_catalog=default_catalog, default_namespace=default_namespace
         )
+
+    def load_function(self, qualified: tuple[str, ...]) -> FunctionMetadata | None:
+        """The metadata of the catalog's SQL UDF ``qualified`` names (catalog first), fresh, or
+        ``None`` when it names none (or the catalog keeps no functions)."""
+        catalog = self.views.catalog
+        if qualified[0] != self.views.name or len(qualified) < 3 or not catalog.supports_functions():
+            return None
+        try:
+            return catalog.load_function(to_identifier(qualified[1:])).metadata
+        except (NoSuchFunctionError, InvalidIdentifierError):
+            return None
 
     @staticmethod
     def references(view: ResolvedView) -> tuple[tuple[str, ...], ...]:

@@ -18,10 +18,21 @@ from iceview.spark.errors import SparkViewsAnalysisError
 from iceview.spark.memo import ExpansionMemo, Recorder
 from iceview.spark.probes import ProbeCache, analyse_together
 from iceview.spark.upcast import check_output
-from iceview.sql import ResolvedView, ViewExpander, find_function_calls, find_references, qualify_parts
+from iceview.sql import (
+    ResolvedView,
+    ViewExpander,
+    find_function_calls,
+    find_references,
+    qualify_parts,
+    render_name,
+)
+from iceview.sql.inline import FunctionInliner, maybe_calls
+from iceview.sql.udf_body import BodyTemplate
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+    from iceview.udf import FunctionMetadata
 
 __all__ = ["Call", "ViewsHost", "check_temporary"]
 
@@ -36,6 +47,7 @@ class ViewsHost(AccessHost, Protocol):
     _access: ViewAccess
     _probes: ProbeCache
     _expansions: ExpansionMemo
+    _function_bodies: dict[tuple[object, ...], BodyTemplate]
 
     @property
     def engine_version(self) -> str: ...
@@ -56,6 +68,8 @@ class ViewsHost(AccessHost, Protocol):
     def _temp_view_answer(self, written: Sequence[str]) -> bool | None: ...
 
     def _temp_functions(self) -> frozenset[str]: ...
+
+    def _system_functions(self) -> frozenset[str]: ...
 
     def _empty_result(self) -> DataFrame: ...
 
@@ -89,6 +103,10 @@ class Call:
     """Qualified name -> the views it is read through, from the views resolved so far (the first
     view found to read a name decides: expansion resolves each name once per statement)."""
     _shadowed: dict[tuple[str, ...], bool] = field(default_factory=dict)
+    _functions: dict[tuple[str, ...], FunctionMetadata | None] = field(default_factory=dict)
+    _columns: dict[tuple[str, ...], tuple[tuple[str, str], ...] | None] = field(default_factory=dict)
+    _temp_functions: frozenset[str] | None = None
+    _relations: dict[tuple[str, ...], tuple[tuple[str, str], ...] | None] = field(default_factory=dict)
 
     @property
     def current(self) -> tuple[str, tuple[str, ...]]:
@@ -162,6 +180,70 @@ class Call:
             if qualified[0] == self.views.name:
                 self._chains.setdefault(qualified, through)
 
+    def resolve_function(self, qualified: tuple[str, ...]) -> FunctionMetadata | None:
+        """The catalog's SQL UDF a call's qualified name names, read once per statement."""
+        if qualified not in self._functions:
+            self._functions[qualified] = self.views._access.load_function(qualified)
+        return self._functions[qualified]
+
+    def column_types(self, written: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+        """A relation's columns and their Spark types (as Spark analyses ``spark.table``), for
+        typing the arguments of SQL UDF calls; ``None`` when Spark cannot read it."""
+        if written not in self._columns:
+            try:
+                schema = self.views.spark.table(render_name(written, "spark")).schema
+                found: tuple[tuple[str, str], ...] | None = tuple(
+                    (f.name, f.dataType.simpleString()) for f in schema.fields
+                )
+            except Exception:
+                found = None
+            self._columns[written] = found
+        return self._columns[written]
+
+    def is_builtin_function(self, name: str, outer: bool) -> bool:
+        """Whether a one-part call ``name`` is Spark's own function: a built-in one, or in the
+        statement itself (``outer``) a temporary one (temporary functions are not visible inside
+        views, whose other one-part names Iceberg-Spark qualifies with the view's namespace)."""
+        key = name.lower()
+        if key in self.views._system_functions():
+            return True
+        return outer and key in self._session_functions()
+
+    def _session_functions(self) -> frozenset[str]:
+        if self._temp_functions is None:
+            self._temp_functions = self.views._temp_functions()
+        return self._temp_functions
+
+    def relation_types(self, qualified: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+        """A relation's columns and their Spark types by its qualified name, before expansion: a
+        view's or table's of the iceview catalog from the catalog, else as Spark reads it."""
+        if qualified not in self._relations:
+            found: tuple[tuple[str, str], ...] | None = None
+            v = self.views
+            if qualified[0] == v.name:
+                types = v._access.catalog_types(qualified, "spark")
+                found = tuple(types.items()) if types is not None else None
+            if found is None:
+                mapped = None if v.registered else self.map_table(qualified)
+                found = self.column_types(tuple(mapped) if mapped is not None else qualified)
+            self._relations[qualified] = found
+        return self._relations[qualified]
+
+    def inliner(self, via: Call | Recorder, outer: bool) -> FunctionInliner:
+        v = self.views
+        return FunctionInliner(
+            via.resolve_function,
+            known_catalogs=via.is_catalog,
+            dialect="spark",
+            column_types=lambda written: dict(found) if (found := via.column_types(written)) else None,
+            spark_ansi=v.ansi_enabled,
+            bodies=v._function_bodies,
+            builtin=lambda name: via.is_builtin_function(name, outer),
+            relation_types=lambda qualified: (
+                dict(found) if (found := via.relation_types(qualified)) else None
+            ),
+        )
+
     def is_shadowed(self, written: tuple[str, ...]) -> bool:
         if self.temp_view_key(written) is None:
             return False
@@ -197,6 +279,20 @@ class Call:
         """The expander of this statement; its questions go through ``recorder`` when given."""
         v = self.views
         via: Call | Recorder = self if recorder is None else recorder
+        inliners = (
+            (self.inliner(via, False), self.inliner(via, True)) if v.catalog.supports_functions() else None
+        )
+
+        def inline(sql: str, catalog: str, namespace: tuple[str, ...], outer: bool) -> str:
+            if inliners is None or not maybe_calls(sql, "spark", one_part=True):
+                return sql
+            return inliners[outer].inline(sql, catalog=catalog, namespace=namespace)
+
+        def inline_tables(sql: str, catalog: str, namespace: tuple[str, ...], outer: bool) -> str:
+            if inliners is None or not maybe_calls(sql, "spark", one_part=True):
+                return sql
+            return inliners[outer].expand_tables(sql, catalog=catalog, namespace=namespace)
+
         return ViewExpander(
             via.resolve,
             known_catalogs=via.is_catalog,
@@ -207,6 +303,8 @@ class Call:
             max_depth=v.max_depth,
             check_output=via.check_output,
             check_later=via.check_later if self.defer_checks else None,
+            inline=inline,
+            inline_tables=inline_tables,
         )
 
     def check_later(self, view: ResolvedView, sql: str, width: int, columns: Sequence[str]) -> str | None:

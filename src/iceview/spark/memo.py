@@ -3,7 +3,8 @@
 Expanding a statement is a function of its text and of the answers to the questions the expansion
 asks through a :class:`~iceview.spark.call.Call`: which names are catalogs, which view each name
 resolves to (:class:`~iceview.sql.ResolvedView`: name, SQL, dialect, defaults and schema), whether
-a temporary view shadows a name, and which guard each deferred up-cast check gets. A
+a temporary view shadows a name, which guard each deferred up-cast check gets, and, for calls of
+SQL UDFs, each function's metadata and the column types its arguments were typed with. A
 :class:`Recorder` stands between the expander and the call and writes those questions and answers
 down; :class:`ExpansionMemo` keeps them with the expanded text.
 
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from iceview.sql import ResolvedView
+    from iceview.udf import FunctionMetadata
 
 __all__ = ["ExpansionMemo", "Recorder"]
 
@@ -50,6 +52,14 @@ class Call(Protocol):
     def check_output(self, view: ResolvedView, sql: str) -> int | None: ...
 
     def check_later(self, view: ResolvedView, sql: str, width: int, columns: Sequence[str]) -> str | None: ...
+
+    def resolve_function(self, qualified: tuple[str, ...]) -> FunctionMetadata | None: ...
+
+    def column_types(self, written: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None: ...
+
+    def is_builtin_function(self, name: str, outer: bool) -> bool: ...
+
+    def relation_types(self, qualified: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None: ...
 
 
 def fingerprint(view: ResolvedView | None) -> tuple[Any, ...] | None:
@@ -85,6 +95,26 @@ class Recorder:
     def check_output(self, view: ResolvedView, sql: str) -> int | None:
         self.replayable = False  # Spark's answer shapes the text
         return self.call.check_output(view, sql)
+
+    def resolve_function(self, qualified: tuple[str, ...]) -> FunctionMetadata | None:
+        metadata = self.call.resolve_function(qualified)
+        self.steps.append(("function", qualified, metadata))
+        return metadata
+
+    def column_types(self, written: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+        answer = self.call.column_types(written)
+        self.steps.append(("columns", written, answer))
+        return answer
+
+    def is_builtin_function(self, name: str, outer: bool) -> bool:
+        answer = self.call.is_builtin_function(name, outer)
+        self.steps.append(("builtin", (name, outer), answer))
+        return answer
+
+    def relation_types(self, qualified: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+        answer = self.call.relation_types(qualified)
+        self.steps.append(("relation", qualified, answer))
+        return answer
 
     def check_later(self, view: ResolvedView, sql: str, width: int, columns: Sequence[str]) -> str | None:
         guard = self.call.check_later(view, sql, width, columns)
@@ -135,6 +165,14 @@ class ExpansionMemo:
                 got = call.is_catalog(args)
             elif question == "shadowed":
                 got = call.is_shadowed(args)
+            elif question == "function":
+                got = call.resolve_function(args)
+            elif question == "columns":
+                got = call.column_types(args)
+            elif question == "builtin":
+                got = call.is_builtin_function(*args)
+            elif question == "relation":
+                got = call.relation_types(args)
             else:  # "later"
                 found = next((v for fp, v in views if fp == args[0]), None)
                 if found is None:

@@ -66,6 +66,7 @@ from iceview.sql import (
     leading_words,
     render_name,
 )
+from iceview.sql.udf_body import BodyTemplate
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -128,6 +129,8 @@ class SparkViews:
         self._access = ViewAccess(self)
         self._probes = ProbeCache()
         self._expansions = ExpansionMemo()
+        self._function_bodies: dict[tuple[object, ...], BodyTemplate] = {}
+        self._builtins: tuple[SparkSession, frozenset[str]] | None = None
         self._ddl = ViewDDL(self, self._access)
         self._output = ViewOutput(self, self._access)
         if translate is not False:
@@ -265,6 +268,13 @@ class SparkViews:
         """Names (lower-cased) of the temporary functions of the session."""
         rows = self.spark.sql(f"SHOW USER FUNCTIONS IN {SESSION_CATALOG}.default").collect()
         return frozenset(str(r[0]).lower() for r in rows if "." not in str(r[0]))
+
+    def _system_functions(self) -> frozenset[str]:
+        """Names (lower-cased) of Spark's built-in functions, asked once per session object."""
+        if self._builtins is None or self._builtins[0] is not self.spark:
+            rows = self.spark.sql("SHOW SYSTEM FUNCTIONS").collect()
+            self._builtins = (self.spark, frozenset(str(r[0]).lower() for r in rows))
+        return self._builtins[1]
 
     def _empty_result(self) -> DataFrame:
         if self._empty is None:

@@ -64,6 +64,7 @@ from iceview.sql.types import TypeNamer, type_namer
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
+    "Inline",
     "LaterCheck",
     "OutputCheck",
     "ResolvedView",
@@ -144,6 +145,11 @@ that view's checked output types), the number of columns that SQL returns (``Non
 raises :class:`~iceview.errors.ViewExpansionError` when the SQL's output cannot be read into the
 view's stored schema."""
 
+Inline = Callable[[str, str, tuple[str, ...], bool], str]
+"""``inline(sql, catalog, namespace, outer) -> sql``: calls of catalog SQL UDFs in ``sql`` (the
+query, ``outer``, or a view's body, its views already expanded) inlined, names resolved against
+``catalog`` and ``namespace`` (:class:`iceview.sql.inline.FunctionInliner`)."""
+
 LaterCheck = Callable[["ResolvedView", str, int, Sequence[str]], "str | None"]
 """``check_later(view, view SQL, column count, column names) -> guard or None``: see
 :class:`ViewExpander`."""
@@ -190,6 +196,11 @@ class ViewExpander:
       columns have in the expansion), added as ``WHERE <guard>`` under the view's casts, that the
       engine's analysis of the expansion refuses unless the check passes. A view whose count is not
       visible is checked at once.
+    * ``inline``: ``(sql, catalog, namespace, outer) -> sql``, run on the query and on each view's body
+      once its views are expanded: the engine's inlining of catalog SQL UDF calls
+      (:class:`iceview.sql.inline.FunctionInliner`), names resolved with the SQL's own defaults.
+    * ``inline_tables``: the same, run first, before views are expanded: calls of table functions
+      in ``FROM`` replaced by subqueries of their bodies, whose views are then expanded.
     * ``max_depth``: the deepest nesting of views allowed.
     * ``case_sensitive``: how CTE names and column qualifiers are matched.
     """
@@ -209,6 +220,8 @@ class ViewExpander:
         case_sensitive: bool = False,
         check_output: OutputCheck | None = None,
         check_later: LaterCheck | None = None,
+        inline: Inline | None = None,
+        inline_tables: Inline | None = None,
     ) -> None:
         if max_depth < 1:
             raise ValueError("max_depth must be at least 1")
@@ -222,6 +235,8 @@ class ViewExpander:
         self.column_count = column_count
         self.check_output = check_output
         self.check_later = check_later
+        self.inline = inline
+        self.inline_tables = inline_tables
         self.max_depth = max_depth
         self.case_sensitive = case_sensitive
 
@@ -379,6 +394,8 @@ class _Run:
         outer: bool,
     ) -> _Rewritten:
         x = self.x
+        if x.inline_tables is not None:
+            sql = x.inline_tables(sql, catalog, namespace, outer)
         analysis = analyse(
             sql, dialect, what="query" if outer else "view SQL", case_sensitive=x.case_sensitive
         )
@@ -407,6 +424,16 @@ class _Run:
                             f"Cannot rewrite {'.'.join(written)}: its position in the SQL is unknown"
                         )
                     edits.append((start, end, render_name(tuple(new_name), x.dialect)))
+                    renamed = tuple(new_name)[-1].lower() != written[-1].lower()
+                    if renamed and not rel.aliased and rel.table_form_at is None and rel.alias_at is not None:
+                        # the engine's name for the table (DuckDB's registered Arrow table) is not
+                        # what its columns are qualified with: keep the written name as its alias
+                        alias = f" AS {self.q(written[-1])}"
+                        if rel.alias_at == end:
+                            edits[-1] = (start, end, edits[-1][2] + alias)
+                        else:
+                            edits.append((rel.alias_at, rel.alias_at, alias))
+                        unaliased.append((written if outer else qualified, written[-1]))
                 continue
             if start is None or end is None or rel.alias_at is None:
                 raise ViewExpansionError(
@@ -433,7 +460,7 @@ class _Run:
         if unaliased:
             edits.extend(self._column_edits(analysis, unaliased))
         if outer:
-            return _Rewritten(apply_edits(sql, edits), None)
+            return _Rewritten(self.inline(apply_edits(sql, edits), catalog, namespace, True), None)
         # a view body sits in parentheses: drop trailing semicolons and comments
         body = sql[: analysis.cut]
         probe = ""
@@ -442,8 +469,14 @@ class _Run:
                 (a, b, text.replace(*stand_ins[k], 1) if k in stand_ins else text)
                 for k, (a, b, text) in enumerate(edits)
             ]
-            probe = apply_edits(body, probe_edits)
-        return _Rewritten(apply_edits(body, edits), analysis.width, probe)
+            probe = self.inline(apply_edits(body, probe_edits), catalog, namespace, False)
+        text = self.inline(apply_edits(body, edits), catalog, namespace, False)
+        return _Rewritten(text, analysis.width, probe)
+
+    def inline(self, sql: str, catalog: str, namespace: tuple[str, ...], outer: bool) -> str:
+        if self.x.inline is None:
+            return sql
+        return self.x.inline(sql, catalog, namespace, outer)
 
     def view_select(self, view: ResolvedView, *, chain: tuple[tuple[str, ...], ...]) -> str:
         x = self.x

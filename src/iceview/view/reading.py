@@ -56,6 +56,7 @@ def engine_sql(
     known_catalogs: Collection[str] = (),
     strict: bool = True,
     spark_ansi: bool | None = None,
+    prepare: Callable[[str, str, str, tuple[str, ...]], str] | None = None,
 ) -> EngineSQL:
     """The SQL an engine of ``dialect`` runs for view ``name`` (qualified, for messages).
 
@@ -66,7 +67,10 @@ def engine_sql(
     ``spark_ansi`` for what ANSI and legacy Spark disagree on. A refusal raises
     :class:`~iceview.errors.ViewTranslationRefusedError` naming the view, the dialects it has and
     each refused construct (``codes``).
-    Without ``translate``, a view without ``dialect`` SQL raises ``MissingDialectError``."""
+    Without ``translate``, a view without ``dialect`` SQL raises ``MissingDialectError``.
+    ``prepare(sql, source dialect, catalog, namespace)`` rewrites the source SQL before it is
+    translated: the engines inline the catalog's SQL UDF calls there, in the source dialect, so
+    that the translator proves the functions' bodies with the rest of the query."""
     from iceview.sql.translate import translate as translate_sql
 
     version = metadata.current_version
@@ -87,9 +91,10 @@ def engine_sql(
     catalog = version.default_catalog or default_catalog
     namespace = tuple(version.default_namespace)
     try:
-        relation_schemas = schemas(rep.sql, source, catalog, namespace) if schemas is not None else None
+        sql = prepare(rep.sql, source, catalog, namespace) if prepare is not None else rep.sql
+        relation_schemas = schemas(sql, source, catalog, namespace) if schemas is not None else None
         result = translate_sql(
-            rep.sql,
+            sql,
             source,
             dialect,
             default_catalog=catalog,

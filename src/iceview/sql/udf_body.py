@@ -1,0 +1,249 @@
+"""A SQL UDF's body made ready to inline into one engine's SQL.
+
+The UDF spec stores a scalar function's body as one SQL expression over its parameters, per
+dialect. To inline it, iceview takes the body for the engine's dialect, or translates another
+dialect's body with the view translator (:func:`iceview.sql.translate.translate`): the body is
+translated as ``SELECT <body> FROM <a relation whose columns are the parameters>``, so the same
+type-keyed rules, and the same refusals, apply to a function's body as to a view's query.
+
+The body is then checked and turned into a template: every parameter reference becomes a
+placeholder, calls of catalog functions inside it are qualified with the function's own catalog and
+namespace (so they resolve where the function lives, not where it is called), and the uses of each
+parameter are counted (an argument used twice is evaluated twice). A body is refused
+(:class:`~iceview.errors.FunctionInliningError`) when it is not one expression, reads a relation,
+aggregates or windows (an inlined aggregate would change the query around the call), or names
+anything but its parameters.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from pyiceberg.schema import Schema
+from pyiceberg.types import NestedField
+from sqlglot import exp
+
+from iceview.errors import FunctionInliningError, SQLParseError, TranslationError
+from iceview.sql._text import parse_one_statement, quote_identifier
+from iceview.sql.udf_types import to_iceberg
+from iceview.udf.model import FunctionDefinition
+
+__all__ = ["BodyTemplate", "CallQualifier", "CallSite", "body_template", "call_sites"]
+
+CallQualifier = Callable[[tuple[str, ...], str, tuple[str, ...]], "tuple[str, ...] | None"]
+"""``(name as written, catalog, namespace) -> qualified name`` when the call names a catalog
+function, else ``None``."""
+
+_SOURCE_ORDER = ("spark", "trino", "duckdb")
+_ARGS = ("__iceview", "__iceview", "__iceview_args")
+_RESULT = "__iceview_result"
+
+
+@dataclass(frozen=True)
+class BodyTemplate:
+    """A body in the engine's dialect with ``placeholders[i]`` standing for parameter ``i``, and
+    how often each parameter is read."""
+
+    text: str
+    placeholders: tuple[str, ...]
+    uses: tuple[int, ...]
+    calls: frozenset[tuple[str, ...]] = frozenset()
+    """The qualified names of the catalog functions the body calls."""
+
+    def fill(self, arguments: Sequence[str]) -> str:
+        text = self.text
+        for placeholder, argument in zip(self.placeholders, arguments, strict=True):
+            text = text.replace(placeholder, argument)
+        return text
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call by a name that may be a catalog function's: ``written`` is the name as written,
+    ``top`` the node the call is (``Dot`` for ``ns.f(...)``, else the call itself), ``start``
+    where its name starts and ``name_end`` where it ends (inclusive); ``in_from`` for a call in
+    ``FROM`` or after ``LATERAL`` (a table function's place)."""
+
+    call: exp.Anonymous
+    top: exp.Expr
+    written: tuple[str, ...]
+    start: int | None
+    name_end: int | None
+    in_from: bool
+
+
+def call_sites(tree: exp.Expr) -> Iterator[CallSite]:
+    """Every call of ``tree`` that sqlglot does not know as a function of the dialect: dotted
+    (``ns.f(...)``, read by sqlglot as a ``Dot`` whose right side is the call), one-part, or in
+    ``FROM`` (``FROM ns.tf(...)``, a ``Table`` whose name is the call)."""
+    for anon in tree.find_all(exp.Anonymous):
+        parent = anon.parent
+        end = anon.meta.get("end")
+        if isinstance(parent, exp.Dot) and parent.expression is anon:
+            idents: list[exp.Identifier] = []
+            left: exp.Expr = parent.this
+            while isinstance(left, exp.Dot) and isinstance(left.expression, exp.Identifier):
+                idents.insert(0, left.expression)
+                left = left.this
+            if isinstance(left, exp.Column) and not left.table:
+                left = left.this
+            if not isinstance(left, exp.Identifier):
+                continue
+            idents.insert(0, left)
+            start = idents[0].meta.get("start")
+            lateral = isinstance(parent.parent, exp.Lateral)
+            yield CallSite(anon, parent, (*(i.name for i in idents), anon.name), start, end, lateral)
+        elif isinstance(parent, exp.Table) and parent.this is anon:
+            prefix = [
+                p
+                for p in (parent.args.get("catalog"), parent.args.get("db"))
+                if isinstance(p, exp.Identifier)
+            ]
+            first = prefix[0].meta.get("start") if prefix else anon.meta.get("start")
+            yield CallSite(anon, parent, (*(p.name for p in prefix), anon.name), first, end, True)
+        else:
+            lateral = isinstance(parent, exp.Lateral)
+            yield CallSite(anon, anon, (anon.name,), anon.meta.get("start"), end, lateral)
+
+
+def body_template(
+    name: str,
+    function: tuple[str, ...],
+    definition: FunctionDefinition,
+    dialect: str,
+    *,
+    qualify_call: CallQualifier,
+    spark_ansi: bool | None,
+) -> BodyTemplate:
+    """The current version's body of ``definition`` of the function ``function`` (qualified,
+    catalog first; ``name`` as the call wrote it, for messages) as a template in ``dialect``."""
+    version = definition.current_version
+    rep = version.sql_for(dialect)
+    if rep is not None:
+        text = rep.sql
+    else:
+        found = next((r for d in _SOURCE_ORDER if (r := version.sql_for(d)) is not None), None)
+        if found is None:
+            found = version.sql_for(dialect, fallback=True)
+        if found is None:
+            raise FunctionInliningError(
+                "UDF_NO_DIALECT",
+                f"Function {name}({definition.signature()}) has no SQL body "
+                f"(dialects: {', '.join(version.dialects) or 'none'})",
+            )
+        text = _translated(name, definition, found.sql, found.dialect.lower(), dialect, spark_ansi)
+    return _template(name, function, definition, text, dialect, qualify_call)
+
+
+def _translated(
+    name: str, definition: FunctionDefinition, body: str, source: str, target: str, spark_ansi: bool | None
+) -> str:
+    from iceview.sql.translate import translate
+
+    try:
+        schema = Schema(
+            *(
+                NestedField(i + 1, p.name, to_iceberg(p.type), required=False)
+                for i, p in enumerate(definition.parameters)
+            )
+        )
+        query = f"SELECT {body} AS {quote_identifier(_RESULT, source)} FROM {'.'.join(_ARGS)}"
+        done = translate(
+            query,
+            source,
+            target,
+            default_catalog=_ARGS[0],
+            default_namespace=_ARGS[1:2],
+            known_catalogs={_ARGS[0]},
+            schemas={_ARGS: schema},
+            spark_ansi=spark_ansi,
+        )
+    except TranslationError as e:
+        codes = sorted({str(getattr(i, "code", "")) for i in getattr(e, "issues", ())} - {""})
+        raise FunctionInliningError(
+            "UDF_BODY_TRANSLATION_REFUSED",
+            f"The {source} body of function {name}({definition.signature()}) cannot be translated "
+            f"to {target}{' (' + ', '.join(codes) + ')' if codes else ''}: "
+            + str(e).replace(f"{_ARGS[-1]}.", ""),
+        ) from e
+    try:
+        tree = parse_one_statement(done.sql, target, what="function body")
+    except SQLParseError as e:  # pragma: no cover - the translator checks its output parses
+        raise FunctionInliningError("UDF_BODY_UNSUPPORTED", str(e)) from e
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
+        raise FunctionInliningError(
+            "UDF_BODY_UNSUPPORTED", f"The body of function {name} is not one expression after translation"
+        )
+    expression = tree.expressions[0]
+    if isinstance(expression, exp.Alias):
+        expression = expression.this
+    for column in expression.find_all(exp.Column):
+        if column.table:
+            column.set("table", None)
+            column.set("db", None)
+            column.set("catalog", None)
+    return str(expression.sql(target))
+
+
+def _template(
+    name: str,
+    function: tuple[str, ...],
+    definition: FunctionDefinition,
+    text: str,
+    dialect: str,
+    qualify_call: CallQualifier,
+) -> BodyTemplate:
+    shown = f"{name}({definition.signature()})"
+    try:
+        tree = parse_one_statement(f"SELECT {text}", dialect, what="function body")
+    except SQLParseError:
+        raise FunctionInliningError(
+            "UDF_BODY_UNSUPPORTED", f"The {dialect} body of function {shown} is not one SQL expression"
+        ) from None
+    if (
+        not isinstance(tree, exp.Select)
+        or len(tree.expressions) != 1
+        or any(tree.args.get(k) for k in tree.args if k != "expressions")
+    ):
+        raise FunctionInliningError(
+            "UDF_BODY_UNSUPPORTED", f"The {dialect} body of function {shown} is not one SQL expression"
+        )
+    expression = tree.expressions[0]
+    if isinstance(expression, exp.Alias):
+        expression = expression.this
+    holder = exp.Paren(this=expression.pop() if expression.parent is not None else expression)
+    expression = holder
+    if expression.find(exp.Select, exp.Subquery, exp.Table) is not None:
+        raise FunctionInliningError(
+            "UDF_BODY_UNSUPPORTED",
+            f"The body of function {shown} reads a relation; only expressions are inlined",
+        )
+    if expression.find(exp.AggFunc, exp.Window) is not None:
+        raise FunctionInliningError(
+            "UDF_BODY_UNSUPPORTED",
+            f"The body of function {shown} aggregates; only scalar expressions are inlined",
+        )
+    calls: set[tuple[str, ...]] = set()
+    for site in list(call_sites(expression)):
+        qualified = qualify_call(site.written, function[0], function[1:-1])
+        if qualified is not None:
+            calls.add(qualified)
+            parts: list[exp.Expr] = [exp.Identifier(this=p, quoted=True) for p in qualified[:-1]]
+            site.top.replace(exp.Dot.build([*parts, site.call.copy()]))
+    params = {p.name.casefold(): i for i, p in enumerate(definition.parameters)}
+    nonce = secrets.token_hex(6)
+    placeholders = tuple(f"__iceview_{nonce}_{i}__" for i in range(len(definition.parameters)))
+    uses = [0] * len(placeholders)
+    for column in list(expression.find_all(exp.Column)):
+        index = params.get(column.name.casefold()) if not column.table else None
+        if index is None or isinstance(column.this, exp.Star):
+            raise FunctionInliningError(
+                "UDF_BODY_UNKNOWN_NAME",
+                f"The body of function {shown} names {column.sql(dialect)}, which is not one of its "
+                f"parameters ({', '.join(p.name for p in definition.parameters) or 'none'})",
+            )
+        uses[index] += 1
+        column.replace(exp.column(placeholders[index]))
+    return BodyTemplate(holder.this.sql(dialect), placeholders, tuple(uses), frozenset(calls))

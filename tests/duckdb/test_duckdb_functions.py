@@ -1,0 +1,127 @@
+"""SQL UDFs in DuckDB (iceview.duckdb): views and queries that call the catalog's functions return
+the rows computed in Python (tests/udf/engine_cases.py), from bodies in DuckDB's dialect and from
+Spark bodies translated with the view rules; what cannot be inlined is refused by name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from iceview.catalog.sql import SqlCatalog
+from iceview.errors import AmbiguousFunctionCallError, FunctionInliningError, NoMatchingDefinitionError
+from iceview.function.changes import NewDefinition
+from udf.engine_cases import (
+    EDGE_ROWS,
+    EDGE_SCHEMA,
+    EXPECTED,
+    NS,
+    VIEWS,
+    create_functions,
+    create_views,
+    normalise,
+)
+
+duckdb = pytest.importorskip("duckdb")
+from iceview.duckdb import DuckDBViews  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqlCatalog]:
+    base = tmp_path_factory.mktemp("duckdb-functions")
+    catalog = SqlCatalog("lake", uri=f"sqlite:///{base}/c.db", warehouse=f"file://{base}/wh")
+    catalog.create_namespace(NS)
+    tables = catalog.table_catalog()
+    table = tables.create_table((NS, "edge"), schema=EDGE_SCHEMA)
+    columns = list(zip(*EDGE_ROWS, strict=True))
+    arrow_schema = table.schema().as_arrow()
+    table.append(
+        pa.table(
+            {f.name: pa.array(list(columns[k]), f.type) for k, f in enumerate(arrow_schema)},
+            schema=arrow_schema,
+        )
+    )
+    tables.engine.dispose()
+    create_functions(catalog)
+    create_views(catalog)
+    try:
+        yield catalog
+    finally:
+        catalog.close()
+
+
+@pytest.fixture
+def views(lake: SqlCatalog) -> Iterator[DuckDBViews]:
+    with DuckDBViews(lake, namespace=NS) as v:
+        yield v
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_views_calling_functions_return_the_expected_rows(views: DuckDBViews, view: str) -> None:
+    assert normalise(views.execute(f"SELECT * FROM {view}")) == normalise(EXPECTED[view])
+
+
+def test_a_query_calls_functions_and_names_its_columns_after_the_calls(views: DuckDBViews) -> None:
+    relation = views.sql("SELECT id, fn.add_one(i), label(s, 7) AS lab FROM edge ORDER BY id")
+    assert relation.columns == ["id", "fn.add_one(i)", "lab"]
+    rows = relation.fetchall()
+    assert rows[0] == (1, 2, "é:7")
+    assert rows[1] == (2, None, "∅:7")
+
+
+def test_a_table_function_in_a_query_and_in_a_correlated_subquery(views: DuckDBViews) -> None:
+    assert sorted(views.execute("SELECT id FROM fn.by_color('yellow')")) == [(4,)]
+    rows = views.execute(
+        "SELECT e.id, (SELECT count(*) FROM by_color(e.color) AS b) AS n FROM edge AS e ORDER BY e.id"
+    )
+    assert rows == [(1, 2), (2, 0), (3, 2), (4, 1), (5, 0)]
+
+
+def test_a_changed_function_is_read_fresh(lake: SqlCatalog, views: DuckDBViews) -> None:
+    lake.create_function((NS, "bump"), NewDefinition([("x", "int")], "int", {"duckdb": "x + 10"}))
+    try:
+        assert views.execute("SELECT bump(1)") == [(11,)]
+        function = lake.load_function((NS, "bump"))
+        function.replace_definition("int", {"duckdb": "x + 20"})
+        assert views.execute("SELECT bump(1)") == [(21,)]
+    finally:
+        lake.drop_function((NS, "bump"))
+    with pytest.raises(duckdb.Error):  # gone: DuckDB's own error for an unknown function
+        views.execute("SELECT bump(1)")
+
+
+@pytest.mark.parametrize(
+    ("sql", "error", "code"),
+    [
+        ("SELECT add_one(NULL)", AmbiguousFunctionCallError, None),
+        ("SELECT add_one('x')", NoMatchingDefinitionError, None),
+        ("SELECT add_one(x * 2) FROM edge", FunctionInliningError, "UDF_ARGUMENT_UNTYPED"),
+        ("SELECT add_one(i) OVER () FROM edge", FunctionInliningError, "UDF_CALL_FORM"),
+        ("SELECT by_color('red')", FunctionInliningError, "UDF_TABLE_FUNCTION"),
+        ("SELECT * FROM add_one(1)", FunctionInliningError, "UDF_CALL_FORM"),
+        ("SELECT safe_ratio(random(), 2.0e0)", FunctionInliningError, "UDF_ARGUMENT_UNTYPED"),
+        (
+            "SELECT safe_ratio(CAST(random() AS DOUBLE), 2.0e0)",
+            FunctionInliningError,
+            "UDF_NONDETERMINISTIC_ARGUMENT",
+        ),
+    ],
+)
+def test_refusals(views: DuckDBViews, sql: str, error: type[Exception], code: str | None) -> None:
+    with pytest.raises(error) as e:
+        views.execute(sql)
+    if code is not None:
+        assert getattr(e.value, "code", None) == code
+
+
+def test_a_macro_of_the_same_name_wins_over_the_catalog(views: DuckDBViews) -> None:
+    views.connection.execute("CREATE MACRO label(a, b) AS 'macro'")
+    assert views.execute("SELECT label('a', 1)") == [("macro",)]
+    # inside a view, names are the view's: the macro is DuckDB's own function then too
+    assert views.execute("SELECT fn.label('a', 1)") == [("a:1",)]
+
+
+def rows_of(relation: Any) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in relation.fetchall()]
