@@ -123,3 +123,61 @@ def test_rollback_a_function(with_functions: Demo, run: Callable[..., Result]) -
     assert result["changed"] and result["current-definition-versions"] == {"int": 2, "decimal(9,2)": 1}
     # --definition on a view is a usage error
     assert run("rollback", "default.event_agg", "--to", "1", "--definition", "int").exit_code == 2
+
+
+def test_add_dialect_to_a_function(with_functions: Demo, run: Callable[..., Result]) -> None:
+    added = run("add-dialect", "default.add_one", "duckdb", "--definition", "decimal(9,2)", "-o", "json")
+    assert added.exit_code == 0, added.output
+    report = json.loads(added.output)
+    assert report["changed"] is True
+    assert report["new-versions"] == {"decimal(9,2)": 2}
+    with with_functions.catalog() as catalog:
+        md = catalog.load_function("default.add_one").metadata
+    current = md.current_version("decimal(9,2)")
+    assert current.sql_for("duckdb") is not None and current.sql_for("trino").sql == "x + 1"  # kept
+    assert md.current_version("int").version_id == 3  # not chosen: untouched
+    again = run("add-dialect", "default.add_one", "duckdb", "--definition", "decimal(9,2)")
+    assert again.exit_code == 0 and "nothing changed" in again.output
+    # int's body is legacy-Spark int arithmetic: refused, with the body's own words
+    refused = run("add-dialect", "default.add_one", "duckdb")
+    assert refused.exit_code == 7 and "x + 3" in refused.output and "__iceview" not in refused.output
+
+
+def test_add_dialect_to_a_function_names_every_refusal_and_commits_nothing(
+    with_functions: Demo, run: Callable[..., Result]
+) -> None:
+    with with_functions.catalog() as catalog:
+        catalog.create_function(
+            "default.wrapping",
+            [
+                NewDefinition([("x", "int")], "int", {"trino": "x * 2"}),
+                NewDefinition([("x", "double")], "double", {"trino": "x * 2"}),
+            ],
+        )
+        before = catalog.load_function("default.wrapping").metadata_location
+    refused = run("add-dialect", "default.wrapping", "spark")
+    assert refused.exit_code == 7, refused.output
+    assert "nothing was committed" in refused.output and "(int) to spark" in refused.output
+    with with_functions.catalog() as catalog:
+        assert catalog.load_function("default.wrapping").metadata_location == before
+    only = run("add-dialect", "default.wrapping", "spark", "--definition", "double", "-o", "json")
+    assert only.exit_code == 0, only.output
+    assert json.loads(only.output)["new-versions"] == {"double": 2}
+    unknown = run("add-dialect", "default.wrapping", "spark", "--definition", "string")
+    assert unknown.exit_code == 2 and "string" in unknown.output
+
+
+def test_translate_a_function(with_functions: Demo, run: Callable[..., Result]) -> None:
+    shown = run("translate", "default.add_one", "--to", "duckdb", "-o", "json")
+    assert shown.exit_code == 7, shown.output  # int's legacy-Spark int arithmetic is refused
+    assert "int" in json.loads(shown.output)["refused"]
+    with with_functions.catalog() as catalog:
+        catalog.create_function(
+            "default.half", NewDefinition([("x", "double")], "double", {"spark": "x / 2"})
+        )
+    half = run("translate", "default.half", "--to", "trino", "-o", "json")
+    assert half.exit_code == 0, half.output
+    (body,) = json.loads(half.output)["bodies"]
+    assert body["definition-id"] == "double" and body["source"] == "spark" and "x" in body["sql"]
+    text = run("translate", "default.half", "--to", "duckdb")
+    assert text.exit_code == 0 and "-- (double) from spark" in text.output

@@ -186,6 +186,26 @@ class Function:
         )
         return self.commit(change)
 
+    def add_dialects(
+        self,
+        dialects: Sequence[str],
+        *,
+        source: str | None = None,
+        definitions: Sequence[str] | None = None,
+        spark_ansi: bool | None = None,
+    ) -> Function:
+        """Add SQL for ``dialects`` to each definition (or those ``definitions`` name) that lacks
+        them, translated from its ``source`` body (default: spark, else trino, else duckdb), in one
+        commit: a new current version per definition changed. A refusal
+        (:class:`~iceview.function.dialects.FunctionDialectsRefusedError`) names every body and
+        dialect refused, and nothing is committed. Nothing to add commits nothing."""
+        from iceview.function.dialects import add_dialects_change
+
+        change = add_dialects_change(
+            self._fresh(), dialects, source=source, definitions=definitions, spark_ansi=spark_ansi
+        )
+        return self if change is None else self.commit(change)
+
     def set_current_version(self, definition_id: str, version_id: int) -> Function:
         """Roll a definition back (or forward) to one of its versions."""
         return self.commit(rollback_change(self._fresh(), definition_id, version_id))

@@ -17,6 +17,7 @@ anything but its parameters.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,15 @@ from iceview.sql._text import parse_one_statement, quote_identifier
 from iceview.sql.udf_types import to_iceberg
 from iceview.udf.model import FunctionDefinition
 
-__all__ = ["BodyTemplate", "CallQualifier", "CallSite", "body_template", "call_sites"]
+__all__ = [
+    "BodyTemplate",
+    "CallQualifier",
+    "CallSite",
+    "body_template",
+    "call_sites",
+    "one_expression",
+    "translate_scalar_body",
+]
 
 CallQualifier = Callable[[tuple[str, ...], str, tuple[str, ...]], "tuple[str, ...] | None"]
 """``(name as written, catalog, namespace) -> qualified name`` when the call names a catalog
@@ -137,19 +146,47 @@ def body_template(
     return _template(name, function, definition, text, dialect, qualify_call)
 
 
-def _translated(
-    name: str, definition: FunctionDefinition, body: str, source: str, target: str, spark_ansi: bool | None
-) -> str:
-    from iceview.sql.translate import translate
-
+def one_expression(text: str, dialect: str, shown: str) -> exp.Expr:
+    """The one SQL expression a scalar body is (its alias dropped): ``UDF_BODY_UNSUPPORTED`` when
+    it is not exactly one expression (a ``FROM``, a second statement, ...)."""
     try:
-        schema = Schema(
-            *(
-                NestedField(i + 1, p.name, to_iceberg(p.type), required=False)
-                for i, p in enumerate(definition.parameters)
-            )
+        tree = parse_one_statement(f"SELECT {text}", dialect, what="function body")
+    except SQLParseError:
+        tree = None
+    if (
+        not isinstance(tree, exp.Select)
+        or len(tree.expressions) != 1
+        or any(tree.args.get(k) for k in tree.args if k != "expressions")
+    ):
+        raise FunctionInliningError(
+            "UDF_BODY_UNSUPPORTED", f"The {dialect} body of function {shown} is not one SQL expression"
         )
-        query = f"SELECT {body} AS {quote_identifier(_RESULT, source)} FROM {'.'.join(_ARGS)}"
+    expression: exp.Expr = tree.expressions[0]
+    if isinstance(expression, exp.Alias):
+        expression = expression.this
+    return expression
+
+
+def translate_scalar_body(
+    definition: FunctionDefinition, body: str, source: str, target: str, *, spark_ansi: bool | None = None
+) -> str:
+    """A scalar function's ``body`` (one expression over its parameters, in ``source``) in
+    ``target``, by the view translator: the body is translated as ``SELECT <body> FROM <a relation
+    of the parameters>``. Raises the translator's :class:`~iceview.errors.TranslationError` (with
+    its ``issues``) when it refuses, :class:`~iceview.errors.FunctionInliningError` when the body
+    is not one expression."""
+    from iceview.sql.translate import UnsafeTranslationError, translate
+
+    shown = f"({definition.signature()})"
+    one_expression(body, source, shown)
+    schema = Schema(
+        *(
+            NestedField(i + 1, p.name, to_iceberg(p.type), required=False)
+            for i, p in enumerate(definition.parameters)
+        )
+    )
+    query = f"SELECT {body} AS {quote_identifier(_RESULT, source)} FROM {'.'.join(_ARGS)}"
+    try:
         done = translate(
             query,
             source,
@@ -160,21 +197,22 @@ def _translated(
             schemas={_ARGS: schema},
             spark_ansi=spark_ansi,
         )
-    except TranslationError as e:
-        codes = sorted({str(getattr(i, "code", "")) for i in getattr(e, "issues", ())} - {""})
+    except UnsafeTranslationError as e:
+        # the constructs as the body wrote them, without the stand-in relation's name
+        issues = [
+            dataclasses.replace(i, construct=i.construct.replace(f"{_ARGS[-1]}.", "")) for i in e.issues
+        ]
+        raise UnsafeTranslationError(e.source, e.target, issues) from None
+    tree = parse_one_statement(done.sql, target, what="function body")
+    source_relation = tree.args.get("from_") if isinstance(tree, exp.Select) else None
+    if (
+        not isinstance(tree, exp.Select)
+        or len(tree.expressions) != 1
+        or source_relation is None
+        or any(tree.args.get(k) for k in tree.args if k not in ("expressions", "from_"))
+    ):
         raise FunctionInliningError(
-            "UDF_BODY_TRANSLATION_REFUSED",
-            f"The {source} body of function {name}({definition.signature()}) cannot be translated "
-            f"to {target}{' (' + ', '.join(codes) + ')' if codes else ''}: "
-            + str(e).replace(f"{_ARGS[-1]}.", ""),
-        ) from e
-    try:
-        tree = parse_one_statement(done.sql, target, what="function body")
-    except SQLParseError as e:  # pragma: no cover - the translator checks its output parses
-        raise FunctionInliningError("UDF_BODY_UNSUPPORTED", str(e)) from e
-    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
-        raise FunctionInliningError(
-            "UDF_BODY_UNSUPPORTED", f"The body of function {name} is not one expression after translation"
+            "UDF_BODY_UNSUPPORTED", f"The body of function {shown} is not one expression after translation"
         )
     expression = tree.expressions[0]
     if isinstance(expression, exp.Alias):
@@ -187,6 +225,22 @@ def _translated(
     return str(expression.sql(target))
 
 
+def _translated(
+    name: str, definition: FunctionDefinition, body: str, source: str, target: str, spark_ansi: bool | None
+) -> str:
+    try:
+        return translate_scalar_body(definition, body, source, target, spark_ansi=spark_ansi)
+    except FunctionInliningError:
+        raise
+    except TranslationError as e:
+        codes = sorted({str(getattr(i, "code", "")) for i in getattr(e, "issues", ())} - {""})
+        raise FunctionInliningError(
+            "UDF_BODY_TRANSLATION_REFUSED",
+            f"The {source} body of function {name}({definition.signature()}) cannot be translated "
+            f"to {target}{' (' + ', '.join(codes) + ')' if codes else ''}: {e}",
+        ) from e
+
+
 def _template(
     name: str,
     function: tuple[str, ...],
@@ -196,23 +250,7 @@ def _template(
     qualify_call: CallQualifier,
 ) -> BodyTemplate:
     shown = f"{name}({definition.signature()})"
-    try:
-        tree = parse_one_statement(f"SELECT {text}", dialect, what="function body")
-    except SQLParseError:
-        raise FunctionInliningError(
-            "UDF_BODY_UNSUPPORTED", f"The {dialect} body of function {shown} is not one SQL expression"
-        ) from None
-    if (
-        not isinstance(tree, exp.Select)
-        or len(tree.expressions) != 1
-        or any(tree.args.get(k) for k in tree.args if k != "expressions")
-    ):
-        raise FunctionInliningError(
-            "UDF_BODY_UNSUPPORTED", f"The {dialect} body of function {shown} is not one SQL expression"
-        )
-    expression = tree.expressions[0]
-    if isinstance(expression, exp.Alias):
-        expression = expression.this
+    expression = one_expression(text, dialect, shown)
     holder = exp.Paren(this=expression.pop() if expression.parent is not None else expression)
     expression = holder
     if expression.find(exp.Select, exp.Subquery, exp.Table) is not None:

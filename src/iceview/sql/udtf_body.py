@@ -24,6 +24,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.tokenizer_core import TokenType
 
 from iceview.errors import FunctionInliningError, SQLParseError
 from iceview.sql._analysis import static_column_count
@@ -71,7 +72,7 @@ def table_body_template(
             known_catalogs=known_catalogs,
             dialect=dialect,
         )
-        tree, _ = parse_with_tokens(text, dialect, what="function body")
+        tree, tokens = parse_with_tokens(text, dialect, what="function body")
     except SQLParseError:
         raise FunctionInliningError(
             "UDF_BODY_UNSUPPORTED", f"The body of table function {shown} is not a query"
@@ -120,7 +121,10 @@ def table_body_template(
             edits.append((int(start), int(end) + 1, placeholders[index]))
             uses[index] += 1
     edits.extend(_call_edits(tree, catalog, namespace, dialect, qualify_call))
-    return BodyTemplate(apply_edits(text, edits), placeholders, tuple(uses))
+    # the body sits in parentheses: trailing semicolons and comments stay out
+    last = next((t for t in reversed(tokens) if t.token_type != TokenType.SEMICOLON), None)
+    cut = last.end + 1 if last is not None else len(text)
+    return BodyTemplate(apply_edits(text[:cut], edits), placeholders, tuple(uses))
 
 
 def _columns_of(source: Any, columns_of_table: RelationColumns) -> frozenset[str] | None:

@@ -12,7 +12,8 @@ import click
 
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
-from iceview.cli.errors import TranslationRefused
+from iceview.cli.errors import CliUsageError, TranslationRefused
+from iceview.cli.functions import load_function, names_a_function
 from iceview.cli.interrupts import committing
 from iceview.cli.targets import Target, load_view
 from iceview.cli.translation import (
@@ -37,15 +38,38 @@ DIALECT = click.Choice(DIALECTS, case_sensitive=False)
     type=DIALECT,
     help="Which of the view's SQL to translate (default: spark, else its first).",
 )
+@click.option("--function", "function", is_flag=True, help="VIEW is a SQL UDF (function), not a view.")
+@click.option(
+    "--definition",
+    "definitions",
+    multiple=True,
+    metavar="SIGNATURE",
+    help="For a function: only this definition (its signature, e.g. 'int,string'); repeatable.",
+)
 @common_options
 @pass_state
-def add_dialect(state: State, view: str, dialects: tuple[str, ...], from_dialect: str | None) -> None:
+def add_dialect(
+    state: State,
+    view: str,
+    dialects: tuple[str, ...],
+    from_dialect: str | None,
+    function: bool,
+    definitions: tuple[str, ...],
+) -> None:
     """Add SQL for each DIALECT (spark, trino, duckdb) to VIEW, translated from its current SQL, in
     one new version that keeps the schema, the defaults and the existing SQL. Dialects the view
     already has are left alone. If any construct cannot be translated safely, nothing is
-    committed and each is named (exit 7)."""
+    committed and each is named (exit 7).
+
+    For a function (a name holding no view but a function, or --function), each definition that
+    lacks a DIALECT gets a new current version with its body translated, all in one commit."""
     from iceview.errors import TranslationError
 
+    if function or names_a_function(state, view):
+        _add_to_function(state, view, dialects, from_dialect, definitions)
+        return
+    if definitions:
+        raise CliUsageError("--definition is for functions", click.get_current_context())
     target = load_view(state, view)
     assert target.view is not None
     catalog = state.catalog()
@@ -133,3 +157,61 @@ def _report(
         (target.label, "bold cyan"),
         f": version {after} adds {', '.join(added)} (translated from {source}){tail}",
     )
+
+
+def _add_to_function(
+    state: State, name: str, dialects: tuple[str, ...], source: str | None, definitions: tuple[str, ...]
+) -> None:
+    from iceview.errors import InvalidArgumentError, TranslationError
+    from iceview.function.dialects import FunctionDialectsRefusedError
+
+    target = load_function(state, name)
+    assert target.function is not None
+    out = state.out
+    before = target.function.metadata.current_definition_versions
+    try:
+        with committing("adding the dialects"):
+            target.function.add_dialects(
+                [d.lower() for d in dialects], source=source, definitions=list(definitions) or None
+            )
+    except InvalidArgumentError as e:
+        raise CliUsageError(str(e), click.get_current_context()) from e
+    except FunctionDialectsRefusedError as e:
+        message = f"{target.label}: nothing was committed: {e}"
+        if out.is_json:
+            out.json(
+                {
+                    "function": target.label,
+                    "changed": False,
+                    "refused": {
+                        f"{d}/{dialect}": issues_json(issues_of(error))
+                        if isinstance(error, TranslationError)
+                        else []
+                        for (d, dialect), error in e.refusals.items()
+                    },
+                    "error": message,
+                }
+            )
+            click.get_current_context().exit(TranslationRefused.exit_code)
+        raise TranslationRefused(message) from e
+    after = target.function.metadata.current_definition_versions
+    changed = {d: v for d, v in after.items() if before.get(d) != v}
+    if out.is_json:
+        out.json(
+            {
+                "function": target.label,
+                "changed": bool(changed),
+                "definition-versions": after,
+                "new-versions": changed,
+                "metadata-file": target.function.metadata_location,
+            }
+        )
+        return
+    if not changed:
+        out.line(
+            (target.label, "bold cyan"), ": every definition already has these dialects; nothing changed"
+        )
+        return
+    shown = ", ".join(f"({d}) version {v}" for d, v in changed.items())
+    verb = "adds" if len(changed) == 1 else "add"
+    out.line((target.label, "bold cyan"), f": {shown} {verb} {', '.join(d.lower() for d in dialects)}")

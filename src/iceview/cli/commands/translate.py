@@ -12,6 +12,7 @@ import click
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CatalogUnavailable, CliUsageError, TranslationRefused, warn
+from iceview.cli.functions import load_function, names_a_function
 from iceview.cli.names import parse_namespace
 from iceview.cli.targets import load_view
 from iceview.cli.translation import (
@@ -53,6 +54,7 @@ DIALECT = click.Choice(DIALECTS, case_sensitive=False)
     help="For --sql: the catalog of names without one (default: the catalog's name).",
 )
 @click.option("--lenient", is_flag=True, help="Print the SQL even when a construct is unsafe, with warnings.")
+@click.option("--function", "function", is_flag=True, help="VIEW is a SQL UDF (function), not a view.")
 @common_options
 @pass_state
 def translate(
@@ -64,15 +66,24 @@ def translate(
     default_namespace: str | None,
     default_catalog: str | None,
     lenient: bool,
+    function: bool,
 ) -> None:
     """Translate SQL text (--sql TEXT) or the current SQL of VIEW into another dialect (spark,
     trino, duckdb). Names are qualified first, with the view's defaults or with --default-catalog
     and --default-namespace. Constructs that could change the results are refused, each named with
     the reason (exit 7); --lenient prints the SQL anyway and the reasons as warnings. The schemas of
     the catalog's tables and views that the SQL reads let casts be checked; without them, casts of
-    columns are refused."""
+    columns are refused.
+
+    For a function (a name holding no view but a function, or --function), each definition's
+    current body is translated, with its parameters' types."""
     ctx = click.get_current_context()
     target_dialect = to_dialect.lower()
+    if view is not None and sql_text is None and (function or names_a_function(state, view)):
+        if lenient or default_namespace is not None or default_catalog is not None:
+            raise CliUsageError("--lenient and the --default-* options are not for functions", ctx)
+        _translate_function(state, view, target_dialect, from_dialect)
+        return
     if (view is None) == (sql_text is None):
         raise CliUsageError("give a VIEW or --sql TEXT (not both)", ctx)
     if view is not None:
@@ -153,3 +164,45 @@ def _translate(state: State, label: str | None, source: Source, target: str, *, 
     out.code(result.sql, "sql")
     for issue in result.warnings:
         warn(f"unsafe: {issue}")
+
+
+def _translate_function(state: State, name: str, target: str, source: str | None) -> None:
+    from iceview.errors import InvalidArgumentError, TranslationError
+    from iceview.function.dialects import FunctionDialectsRefusedError, translate_bodies
+
+    found = load_function(state, name)
+    out = state.out
+    try:
+        bodies = translate_bodies(found.metadata, [target], source=source, missing_only=False)
+    except InvalidArgumentError as e:
+        raise CliUsageError(str(e), click.get_current_context()) from e
+    except FunctionDialectsRefusedError as e:
+        message = f"{found.label}: {e}"
+        if out.is_json:
+            out.json(
+                {
+                    "function": found.label,
+                    "target": target,
+                    "refused": {
+                        d: issues_json(issues_of(error)) if isinstance(error, TranslationError) else []
+                        for (d, _), error in e.refusals.items()
+                    },
+                    "error": message,
+                }
+            )
+            click.get_current_context().exit(TranslationRefused.exit_code)
+        raise TranslationRefused(message) from e
+    if out.is_json:
+        out.json(
+            {
+                "function": found.label,
+                "target": target,
+                "bodies": [
+                    {"definition-id": b.definition_id, "source": b.source, "sql": b.sql} for b in bodies
+                ],
+            }
+        )
+        return
+    for b in bodies:
+        out.line(f"-- ({b.definition_id}) from {b.source}")
+        out.code(b.sql, "sql")
