@@ -125,3 +125,84 @@ def test_a_macro_of_the_same_name_wins_over_the_catalog(views: DuckDBViews) -> N
 
 def rows_of(relation: Any) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in relation.fetchall()]
+
+
+# ---------------------------------------------------------------------------------------------- found by
+# the blind outside check of the inlining (each failed before its fix)
+
+
+@pytest.fixture(scope="module")
+def capture(lake: SqlCatalog) -> SqlCatalog:
+    """``fn.t(a, s)`` and ``fn.u(id, s, zz)``, and table functions over ``t`` whose callers' names
+    (``t``, ``s``) are also the body's."""
+    tables = lake.table_catalog()
+    t = tables.create_table((NS, "t"), schema=_schema(("a", "int"), ("s", "string")))
+    t.append(pa.table({"a": pa.array([1, None], pa.int32()), "s": ["é", None]}))
+    u = tables.create_table((NS, "u"), schema=_schema(("id", "int"), ("s", "string"), ("zz", "int")))
+    u.append(
+        pa.table({"id": pa.array([1, 2], pa.int32()), "s": ["é", "b"], "zz": pa.array([5, 6], pa.int32())})
+    )
+    tables.engine.dispose()
+    returns = {"type": "struct", "fields": [{"name": "a", "type": "int"}]}
+    lake.create_function(
+        (NS, "tf"),
+        NewDefinition(
+            [("c", "string")], returns, {"duckdb": "SELECT a FROM t WHERE s = c"}, function_type="udtf"
+        ),
+    )
+    lake.create_function(
+        (NS, "tf_leak"),
+        NewDefinition(
+            [("c", "string")],
+            returns,
+            {"duckdb": "SELECT a FROM t WHERE s = c AND zz = 5"},
+            function_type="udtf",
+        ),
+    )
+    lake.create_function(
+        (NS, "commented"), NewDefinition([("x", "string")], "string", {"spark": "x -- a note"})
+    )
+    lake.create_function((NS, "ñandú"), NewDefinition([("x", "int")], "int", {"duckdb": "x + 1000"}))
+    return lake
+
+
+def _schema(*fields: tuple[str, str]) -> Any:
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import IntegerType, NestedField, StringType
+
+    kinds = {"int": IntegerType(), "string": StringType()}
+    return Schema(*(NestedField(i + 1, n, kinds[t], required=False) for i, (n, t) in enumerate(fields)))
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT t.id, q.a FROM u AS t, LATERAL tf(t.s) AS q ORDER BY 1", [(1, 1)]),
+        ("SELECT u.id, q.a FROM u, LATERAL tf(s) AS q ORDER BY 1", [(1, 1)]),
+        ("SELECT t.id, (SELECT count(*) FROM tf(t.s)) FROM u AS t ORDER BY 1", [(1, 1), (2, 0)]),
+        ("SELECT * FROM tf('é')", [(1,)]),
+    ],
+)
+def test_a_table_function_argument_is_the_callers_not_the_bodys(
+    capture: SqlCatalog, sql: str, expected: list[tuple[Any, ...]]
+) -> None:
+    with DuckDBViews(capture, namespace=NS) as views:
+        assert views.execute(sql) == expected
+
+
+def test_a_table_function_body_cannot_read_its_callers_columns(capture: SqlCatalog) -> None:
+    with DuckDBViews(capture, namespace=NS) as views, pytest.raises(FunctionInliningError) as e:
+        views.execute("SELECT u.id, q.a FROM u, LATERAL tf_leak(u.s) AS q")
+    assert e.value.code == "UDF_BODY_UNKNOWN_NAME" and "zz" in str(e.value)
+
+
+def test_odd_but_valid_calls(capture: SqlCatalog) -> None:
+    with DuckDBViews(capture, namespace=NS) as views:
+        assert views.execute("SELECT commented('v')") == [("v",)]  # the comment swallows nothing
+        assert views.execute("SELECT ñandú(1)") == [(1001,)]
+        assert views.execute("SELECT add_one(-2147483648)") == [(-2147483647,)]  # an int literal
+        many = ", ".join(f"add_one({k})" for k in range(200))
+        assert views.execute(f"SELECT {many}") == [tuple(k + 1 for k in range(200))]
+        with pytest.raises(FunctionInliningError) as e:
+            views.execute("SELECT add_one(a) FILTER (WHERE a > 0) FROM t")
+        assert e.value.code == "UDF_CALL_FORM"

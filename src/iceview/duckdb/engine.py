@@ -109,12 +109,14 @@ class DuckDBViews:
             inline_tables=self._inline_tables,
         )
         self._function_bodies: dict[tuple[object, ...], BodyTemplate] = {}
+        self._function_names: frozenset[str] | None = None
 
     # ------------------------------------------------------------------ queries
 
     def expand(self, query: str) -> str:
         """``query`` (DuckDB SQL) with its views expanded and its tables mapped to registered
         Arrow tables."""
+        self._function_names = None  # macros may have been made since the last statement
         return self.expander.expand(
             query, current_catalog=self.catalog.name, current_namespace=self.namespace
         )
@@ -143,6 +145,7 @@ class DuckDBViews:
         view = self._resolve(parts)
         if view is None:
             raise NoSuchViewError(f"View does not exist: {'.'.join(parts)}")
+        self._function_names = None
         return self.expander.view_query(view)
 
     def read_view(self, identifier: str | Sequence[str]) -> Any:
@@ -315,10 +318,16 @@ class DuckDBViews:
         return found if found is not None else self._column_types(qualified)
 
     def _is_duckdb_function(self, name: str) -> bool:
-        rows = self.connection.execute(
-            "SELECT 1 FROM duckdb_functions() WHERE lower(function_name) = lower(?) LIMIT 1", [name]
-        ).fetchall()
-        return bool(rows)
+        return name.lower() in self._duckdb_functions()
+
+    def _duckdb_functions(self) -> frozenset[str]:
+        """DuckDB's functions and macros (lower-cased), asked once per statement."""
+        if self._function_names is None:
+            rows = self.connection.execute(
+                "SELECT DISTINCT lower(function_name) FROM duckdb_functions()"
+            ).fetchall()
+            self._function_names = frozenset(str(r[0]) for r in rows)
+        return self._function_names
 
     def _column_types(self, written: tuple[str, ...]) -> dict[str, str] | None:
         try:

@@ -28,6 +28,7 @@ Everything of the SQL outside the calls is kept byte for byte; argument texts to
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,7 +37,13 @@ from sqlglot import exp
 from sqlglot.tokenizer_core import Token, TokenType
 
 from iceview.errors import FunctionInliningError, SQLParseError, TranslationError
-from iceview.sql._text import apply_edits, get_dialect, parse_with_tokens, quote_identifier
+from iceview.sql._text import (
+    apply_edits,
+    get_dialect,
+    parse_one_statement,
+    parse_with_tokens,
+    quote_identifier,
+)
 from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify, qualify_parts
 from iceview.sql.types import type_namer
 from iceview.sql.udf_body import BodyTemplate, CallSite, body_template, call_sites
@@ -63,7 +70,7 @@ FunctionLookup = Callable[[tuple[str, ...]], "FunctionMetadata | None"]
 """Qualified name (catalog first) -> the catalog function's metadata, or ``None``: not a function."""
 
 _MAYBE_CALL = re.compile(r"[\w`\"\]]\s*\.\s*[\w`\"]+\s*\(")
-_ONE_PART_CALL = re.compile(r"(`[^`]*`|\"[^\"]*\"|\b[A-Za-z_]\w*)\s*\(")
+_ONE_PART_CALL = re.compile(r"(`[^`]*`|\"[^\"]*\"|\b[^\W\d]\w*)\s*\(")
 _NONDETERMINISTIC = frozenset(
     {
         "rand",
@@ -406,15 +413,37 @@ class FunctionInliner:
             relation_columns=self._relation_columns,
             qualify_call=self.qualify_call,
         )
-        body, return_null = self._filled(call, resolved, template)
         fields = definition.return_type.fields if isinstance(definition.return_type, ut.StructType) else ()
         inner = [quote_identifier(f"__c{i}", self.dialect) for i in range(len(fields))]
         columns = ", ".join(
             f"CAST({inner[i]} AS {self._type_name(t)}) AS {quote_identifier(name, self.dialect)}"
             for i, (name, t) in enumerate(fields)
         )
-        where = f" WHERE NOT ({self._nulls(resolved)})" if return_null else ""
-        text = f"(SELECT {columns} FROM (\n{body}\n) AS {quote_identifier('__f', self.dialect)}({', '.join(inner)}){where})"
+        body_alias = f"{quote_identifier('__f', self.dialect)}({', '.join(inner)})"
+        if not any(_captured(text, self.dialect, template) for text in resolved.arguments):
+            body, return_null = self._filled(call, resolved, template)
+            where = f" WHERE NOT ({self._nulls(resolved)})" if return_null else ""
+            text = f"(SELECT {columns} FROM (\n{body}\n) AS {body_alias}{where})"
+        else:
+            # an argument names something the body's own relations could also name: it is computed
+            # in a relation of its own, outside the body, and the body reads it from there
+            args = quote_identifier(f"__iceview_args_{secrets.token_hex(4)}", self.dialect)
+            names = [quote_identifier(f"__a{i}", self.dialect) for i in range(len(resolved.arguments))]
+            values = ", ".join(
+                f"CAST(({text}) AS {self._type_name(p.type)}) AS {names[i]}"
+                for i, (text, p) in enumerate(zip(resolved.arguments, definition.parameters, strict=True))
+            )
+            body = template.fill([f"{args}.{n}" for n in names])
+            nulls = " OR ".join(f"{args}.{n} IS NULL" for n in names)
+            where = (
+                f" WHERE NOT ({nulls})"
+                if definition.current_version.on_null_input == "return-null" and names
+                else ""
+            )
+            text = (
+                f"(SELECT {columns} FROM (SELECT {values}) AS {args}, "
+                f"LATERAL (\n{body}\n) AS {body_alias}{where})"
+            )
         if call.alias is not None:
             text += f" AS {quote_identifier(call.alias, self.dialect)}"
         return text
@@ -429,9 +458,11 @@ class FunctionInliner:
 
 def _check_form(shown: str, site: CallSite) -> None:
     args = site.call.expressions
-    if isinstance(site.top.parent, exp.Window) or any(isinstance(a, (exp.Distinct, exp.Star)) for a in args):
+    if isinstance(site.top.parent, (exp.Window, exp.Filter, exp.WithinGroup)) or any(
+        isinstance(a, (exp.Distinct, exp.Star)) for a in args
+    ):
         raise FunctionInliningError(
-            "UDF_CALL_FORM", f"Cannot inline {shown}: a SQL UDF takes no DISTINCT, * or OVER"
+            "UDF_CALL_FORM", f"Cannot inline {shown}: a SQL UDF takes no DISTINCT, *, FILTER or OVER"
         )
     named = [isinstance(a, exp.Kwarg) for a in args]
     if any(named) and not all(named):
@@ -525,3 +556,23 @@ def source_preparer(
         return inliner.inline(text, catalog=catalog, namespace=namespace, what="view SQL")
 
     return prepare
+
+
+def _captured(text: str, dialect: str, template: BodyTemplate) -> bool:
+    """Whether an argument names something the table function's body could also name (a
+    relation's alias, or a column of its relations, or any column when they are not all known):
+    pasted into the body, it would read the body's instead of the caller's."""
+    try:
+        node = parse_one_statement(f"SELECT {text}", dialect, what="argument")
+    except SQLParseError:
+        return True
+    if any(isinstance(n, (exp.Select, exp.Subquery)) and n is not node for n in node.walk()):
+        return True
+    for column in node.find_all(exp.Column):
+        qualifier = column.table.lower()
+        if qualifier:
+            if qualifier in template.relations:
+                return True
+        elif template.columns is None or column.name.lower() in template.columns:
+            return True
+    return False

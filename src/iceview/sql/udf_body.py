@@ -23,11 +23,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pyiceberg.schema import Schema
-from pyiceberg.types import NestedField
+from pyiceberg.types import IntegerType, NestedField
 from sqlglot import exp
 
 from iceview.errors import FunctionInliningError, SQLParseError, TranslationError
 from iceview.sql._text import parse_one_statement, quote_identifier
+from iceview.sql.types import type_namer
 from iceview.sql.udf_types import to_iceberg
 from iceview.udf.model import FunctionDefinition
 
@@ -60,6 +61,10 @@ class BodyTemplate:
     uses: tuple[int, ...]
     calls: frozenset[tuple[str, ...]] = frozenset()
     """The qualified names of the catalog functions the body calls."""
+    relations: frozenset[str] = frozenset()
+    """A table function body's relation names and aliases (lower-cased)."""
+    columns: frozenset[str] | None = frozenset()
+    """The columns of a table function body's relations (lower-cased); ``None``: not all known."""
 
     def fill(self, arguments: Sequence[str]) -> str:
         text = self.text
@@ -150,7 +155,7 @@ def one_expression(text: str, dialect: str, shown: str) -> exp.Expr:
     """The one SQL expression a scalar body is (its alias dropped): ``UDF_BODY_UNSUPPORTED`` when
     it is not exactly one expression (a ``FROM``, a second statement, ...)."""
     try:
-        tree = parse_one_statement(f"SELECT {text}", dialect, what="function body")
+        tree = parse_one_statement(f"SELECT {text}\n", dialect, what="function body")
     except SQLParseError:
         tree = None
     if (
@@ -168,24 +173,36 @@ def one_expression(text: str, dialect: str, shown: str) -> exp.Expr:
 
 
 def translate_scalar_body(
-    definition: FunctionDefinition, body: str, source: str, target: str, *, spark_ansi: bool | None = None
+    definition: FunctionDefinition,
+    body: str,
+    source: str,
+    target: str,
+    *,
+    spark_ansi: bool | None = None,
+    name: str = "",
 ) -> str:
     """A scalar function's ``body`` (one expression over its parameters, in ``source``) in
-    ``target``, by the view translator: the body is translated as ``SELECT <body> FROM <a relation
-    of the parameters>``. Raises the translator's :class:`~iceview.errors.TranslationError` (with
+    ``target``, by the view translator: the body is translated as ``SELECT CAST((<body>) AS
+    <return type>) FROM <a relation of the parameters>``, so the conversion to the return type keeps
+    the source dialect's meaning. Raises the translator's :class:`~iceview.errors.TranslationError` (with
     its ``issues``) when it refuses, :class:`~iceview.errors.FunctionInliningError` when the body
     is not one expression."""
     from iceview.sql.translate import UnsafeTranslationError, translate
 
-    shown = f"({definition.signature()})"
+    shown = f"{name}({definition.signature()})"
     one_expression(body, source, shown)
+    fields = [
+        NestedField(i + 1, p.name, to_iceberg(p.type), required=False)
+        for i, p in enumerate(definition.parameters)
+    ]
+    # a function without parameters still reads a relation with columns: the translator types by it
     schema = Schema(
-        *(
-            NestedField(i + 1, p.name, to_iceberg(p.type), required=False)
-            for i, p in enumerate(definition.parameters)
-        )
-    )
-    query = f"SELECT {body} AS {quote_identifier(_RESULT, source)} FROM {'.'.join(_ARGS)}"
+        *(fields or [NestedField(1, "__iceview_none", IntegerType(), required=False)])
+    )  # the conversion to the return type is the body's own dialect's (legacy Spark's CAST returns
+    # NULL where DuckDB's raises), so it is translated with the body
+    returns = type_namer(source)(to_iceberg(definition.return_type))
+    # on lines of their own: a comment at the end of the body cannot swallow what follows
+    query = f"SELECT CAST((\n{body}\n) AS {returns}) AS {quote_identifier(_RESULT, source)} FROM {'.'.join(_ARGS)}"
     try:
         done = translate(
             query,
@@ -229,7 +246,7 @@ def _translated(
     name: str, definition: FunctionDefinition, body: str, source: str, target: str, spark_ansi: bool | None
 ) -> str:
     try:
-        return translate_scalar_body(definition, body, source, target, spark_ansi=spark_ansi)
+        return translate_scalar_body(definition, body, source, target, spark_ansi=spark_ansi, name=name)
     except FunctionInliningError:
         raise
     except TranslationError as e:

@@ -124,6 +124,8 @@ class ArgumentTyper:
         if isinstance(node, exp.Literal):
             return literal_type(node)
         if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+            if node.this.this == str(_INT32):
+                return ut.PrimitiveType("int")  # -2147483648 is an int literal
             return literal_type(node.this)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return from_sqlglot(node.to, dialect=self.dialect) or UNKNOWN

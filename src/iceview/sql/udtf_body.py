@@ -108,10 +108,24 @@ def table_body_template(
         raise FunctionInliningError(
             "UDF_BODY_UNSUPPORTED", f"The body of table function {shown} cannot be analysed"
         ) from None
+    relations: set[str] = set()
+    every_column: set[str] | None = set()
     for scope in scopes:
+        for alias, source in scope.sources.items():
+            relations.add(alias.lower())
+            if isinstance(source, exp.Table):
+                relations.add(source.name.lower())
+            columns = _columns_of(source, columns_of_table)
+            if columns is None:
+                every_column = None
+            elif every_column is not None:
+                every_column |= columns
         for column in scope.columns:
             index = params.get(column.name.casefold())
-            if column.table or index is None or not _is_parameter(column, scope, columns_of_table, shown):
+            if index is None or column.table:
+                _check_bound(column, scope, columns_of_table, shown)
+                continue
+            if not _is_parameter(column, scope, columns_of_table, shown):
                 continue
             start, end = column.this.meta.get("start"), column.this.meta.get("end")
             if start is None or end is None:
@@ -124,7 +138,13 @@ def table_body_template(
     # the body sits in parentheses: trailing semicolons and comments stay out
     last = next((t for t in reversed(tokens) if t.token_type != TokenType.SEMICOLON), None)
     cut = last.end + 1 if last is not None else len(text)
-    return BodyTemplate(apply_edits(text[:cut], edits), placeholders, tuple(uses))
+    return BodyTemplate(
+        apply_edits(text[:cut], edits),
+        placeholders,
+        tuple(uses),
+        relations=frozenset(relations),
+        columns=None if every_column is None else frozenset(every_column),
+    )
 
 
 def _columns_of(source: Any, columns_of_table: RelationColumns) -> frozenset[str] | None:
@@ -137,6 +157,31 @@ def _columns_of(source: Any, columns_of_table: RelationColumns) -> frozenset[str
             return None
         return frozenset(n.lower() for n in names)
     return None
+
+
+def _check_bound(column: exp.Column, scope: Scope, columns_of_table: RelationColumns, shown: str) -> None:
+    """A name of the body that is no parameter must be a column of the body's own relations: a
+    body cannot read the columns of the query that calls it."""
+    name, qualifier = column.name.lower(), column.table.lower()
+    current: Scope | None = scope
+    while current is not None:
+        expression = current.expression
+        if qualifier:
+            if qualifier in {a.lower() for a in current.sources}:
+                return
+        else:
+            if isinstance(expression, exp.Select) and name in {n.lower() for n in expression.named_selects}:
+                return  # an output column's alias
+            for source in current.sources.values():
+                columns = _columns_of(source, columns_of_table)
+                if columns is None or name in columns:
+                    return  # a column of it, or unknown columns: the engine decides
+        current = current.parent
+    raise FunctionInliningError(
+        "UDF_BODY_UNKNOWN_NAME",
+        f"The body of table function {shown} names {column.sql()}, which is neither a parameter nor a "
+        "column of the relations it reads",
+    )
 
 
 def _is_parameter(column: exp.Column, scope: Scope, columns_of_table: RelationColumns, shown: str) -> bool:

@@ -325,6 +325,8 @@ def cast_check(*, ansi: bool) -> Check:
         if not isinstance(to, exp.DataType):
             return
         operand = node.this
+        while isinstance(operand, exp.Paren):  # (1.50) is the literal 1.50
+            operand = operand.this
         explicit_try = isinstance(node, exp.TryCast) and bool(node.args.get("safe"))
         if isinstance(operand, exp.Null):
             return

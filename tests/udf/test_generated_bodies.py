@@ -1,0 +1,206 @@
+"""Function bodies are translated by the same rules as views, proven by the translation generator.
+
+The generator (tests/translate/generated) draws Spark expressions over its edge table from what the
+rules table lets through from Spark to DuckDB. Each drawn expression E becomes the Spark body of a
+SQL UDF whose parameters are the columns it reads, with their types, and whose return type is E's
+drawn type R. DuckDB then runs ``SELECT f(columns)`` (the body translated and inlined) and the view
+translation of ``SELECT CAST(E AS R)``, on the same rows: both give the same rows, or both are
+refused. Seeds and counts are fixed and bounded: DuckDB only, a few seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import sqlglot
+from pyiceberg.types import (
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    StringType,
+    TimestampType,
+    TimestamptzType,
+)
+from sqlglot import exp
+
+from iceview.errors import FunctionInliningError, TranslationError
+from iceview.sql import translate
+from iceview.sql.inline import FunctionInliner
+from iceview.udf import (
+    DefinitionVersion,
+    FunctionMetadataBuilder,
+    FunctionParameter,
+    SQLRepresentation,
+    parse_type,
+)
+
+duckdb = pytest.importorskip("duckdb")
+from translate.generated.data import CATALOG, GEN, NAME, NAMESPACE, TABLE, duckdb_connection  # noqa: E402
+from translate.generated.grammar import COMPARABLE, Gen  # noqa: E402
+
+SEEDS = (11, 12)
+PER_SEED = 40
+
+TAG_TYPES = {
+    "int": "int",
+    "bigint": "long",
+    "dec0": "decimal(5,0)",
+    "dec2": "decimal(10,2)",
+    "dec10": "decimal(38,10)",
+    "dec38": "decimal(38,0)",
+    "float": "float",
+    "double": "double",
+    "string": "string",
+    "date": "date",
+    "ts": "timestamp",
+    "tstz": "timestamptz",
+    "bool": "boolean",
+}
+SPARK_NAMES = {
+    "int": "INT",
+    "long": "BIGINT",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "string": "STRING",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP_NTZ",
+    "timestamptz": "TIMESTAMP",
+    "boolean": "BOOLEAN",
+}
+ICEBERG_TO_UDF = {
+    IntegerType: "int",
+    LongType: "long",
+    FloatType: "float",
+    DoubleType: "double",
+    StringType: "string",
+    DateType: "date",
+    TimestampType: "timestamp",
+    TimestamptzType: "timestamptz",
+    BooleanType: "boolean",
+}
+
+
+def _udf_type(field_type: Any) -> str | None:
+    if isinstance(field_type, DecimalType):
+        return f"decimal({field_type.precision},{field_type.scale})"
+    return ICEBERG_TO_UDF.get(type(field_type))
+
+
+COLUMN_TYPES = {f.name: _udf_type(f.field_type) for f in GEN.fields}
+
+
+def _spark_name(udf_type: str) -> str:
+    if udf_type.startswith("decimal"):
+        return udf_type.upper().replace(",", ", ")
+    return SPARK_NAMES[udf_type]
+
+
+def _draws() -> Iterator[tuple[int, str, str]]:
+    for seed in SEEDS:
+        gen = Gen(random.Random(seed), "spark", "duckdb", mixed=0.0)
+        for k in range(PER_SEED):
+            expr, tag = gen.expr(random.Random(seed * 1000 + k).choice(COMPARABLE), 2)
+            yield seed * 1000 + k, expr, tag
+
+
+def _function(params: list[tuple[str, str]], returns: str, body: str) -> Any:
+    version = DefinitionVersion(1, (SQLRepresentation("spark", body),), int(time.time() * 1000))
+    builder = FunctionMetadataBuilder().set_location("s3://b/f")
+    builder.add_definition(
+        [FunctionParameter(n, parse_type(t)) for n, t in params], parse_type(returns), version
+    )
+    return builder.build()
+
+
+def _rows(con: Any, sql: str) -> list[tuple[Any, ...]]:
+    def value(v: Any) -> Any:
+        return "NaN" if isinstance(v, float) and math.isnan(v) else v
+
+    return [tuple(value(v) for v in row) for row in con.execute(sql).fetchall()]
+
+
+@pytest.fixture(scope="module")
+def con() -> Iterator[Any]:
+    connection = duckdb_connection()
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def _outcome(con: Any, sql: str | None) -> Any:
+    if sql is None:
+        return "refused"
+    try:
+        return _rows(con, sql)
+    except duckdb.Error as e:
+        return f"error: {type(e).__name__}"
+
+
+def test_generated_bodies_give_the_rows_of_their_view_translation(con: Any) -> None:
+    columns = {f.name: f for f in GEN.fields}
+    types = {name: str(t) for name, t in zip(*_duck_types(con), strict=True)}
+    compared = refused_both = 0
+    mismatches: list[str] = []
+    for case, expr, tag in _draws():
+        tree = sqlglot.parse_one(f"SELECT {expr}", read="spark")
+        used = sorted({c.name for c in tree.find_all(exp.Column)})
+        if any(
+            c.table or c.name not in columns or COLUMN_TYPES.get(c.name) is None
+            for c in tree.find_all(exp.Column)
+        ):
+            continue  # struct fields, arrays and maps are not parameters here
+        returns = TAG_TYPES[tag]
+        params = [(name, str(COLUMN_TYPES[name])) for name in used]
+        metadata = _function(params, returns, expr)
+        inliner = FunctionInliner(
+            lambda q, md=metadata: md if q == (CATALOG, NAMESPACE, "f") else None,
+            known_catalogs={CATALOG},
+            dialect="duckdb",
+            column_types=lambda written: types if written[-1] == TABLE else None,
+            spark_ansi=False,
+        )
+        call = f"SELECT id, {NAMESPACE}.f({', '.join(used)}) AS r FROM {TABLE} ORDER BY id"
+        try:
+            through_function: str | None = inliner.inline(call, catalog=CATALOG, namespace=(NAMESPACE,))
+        except (FunctionInliningError, TranslationError):
+            through_function = None
+        view_sql = f"SELECT id, CAST({expr} AS {_spark_name(returns)}) AS r FROM {TABLE} ORDER BY id"
+        try:
+            through_view: str | None = translate(
+                view_sql,
+                "spark",
+                "duckdb",
+                default_catalog=CATALOG,
+                default_namespace=[NAMESPACE],
+                schemas={NAME: GEN},
+                spark_ansi=False,
+            ).sql
+        except TranslationError:
+            through_view = None
+        a, b = _outcome(con, through_function), _outcome(con, through_view)
+        if a == "refused" and b == "refused":
+            refused_both += 1
+            continue
+        if a != b:
+            mismatches.append(
+                f"case {case}: {expr} -> {returns}\n  function: {str(a)[:300]}\n  view:     {str(b)[:300]}"
+            )
+        else:
+            compared += 1
+    assert not mismatches, "\n".join(mismatches)
+    assert compared >= 25, (compared, refused_both)
+
+
+def _duck_types(con: Any) -> tuple[list[str], list[Any]]:
+    relation = con.sql(f"SELECT * FROM {TABLE} LIMIT 0")
+    return list(relation.columns), list(relation.types)
