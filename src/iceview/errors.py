@@ -317,8 +317,8 @@ class FunctionInliningError(ViewExpansionError):
     """A call of a SQL UDF that iceview does not inline into an engine's SQL, refused rather than
     guessed. ``code`` names the reason (``UDF_ARGUMENT_UNTYPED``, ``UDF_NONDETERMINISTIC_ARGUMENT``,
     ``UDF_BODY_UNSUPPORTED``, ``UDF_BODY_UNKNOWN_NAME``, ``UDF_CALL_FORM``, ``UDF_TABLE_FUNCTION``,
-    ``UDF_NO_DIALECT``, ``UDF_BODY_TRANSLATION_REFUSED``, ``UDF_NESTING``); the message says the
-    call, the function and what to do."""
+    ``UDF_NO_DIALECT``, ``UDF_BODY_TRANSLATION_REFUSED``, ``UDF_NESTING``, ``UDF_NO_SUCH_FUNCTION``,
+    ``UDF_PARAMETER_AMBIGUOUS``); the message says the call, the function and what to do."""
 
     def __init__(self, code: str, message: str) -> None:
         self.code = code

@@ -429,3 +429,34 @@ def test_every_call_is_replaced_and_the_rest_kept(arguments: list[str], dialect:
 def test_columns_of_a_derived_table_are_typed_without_any_known_table() -> None:
     sql = "SELECT ns.add_one(i1) AS r FROM (SELECT CAST(NULL AS BIGINT) AS i1) AS v"
     assert "AS BIGINT) + 2" in inline(sql, column_types=None)
+
+
+def test_a_nested_projection_is_named_after_the_call_as_written() -> None:
+    out = inline("SELECT ns.add_one(ns.add_one(a)) FROM t")
+    assert out.endswith(" AS `ns.add_one(ns.add_one(a))` FROM t") and out.count(" AS `") == 1
+
+
+def test_a_body_that_calls_a_missing_function_is_refused_by_name() -> None:
+    missing = function(([("x", "int")], "int", {"spark": "gone(x) + 1"}))
+    functions = {(CATALOG, "ns", "fm"): missing}
+    inliner = FunctionInliner(
+        lambda q: functions.get(tuple(q)),
+        known_catalogs={CATALOG},
+        dialect="spark",
+        builtin=lambda name: name in SPARK_BUILTINS,
+    )
+    with pytest.raises(FunctionInliningError) as e:
+        inliner.inline("SELECT ns.fm(1)", catalog=CATALOG, namespace=NS)
+    assert e.value.code == "UDF_NO_SUCH_FUNCTION" and "c.ns.gone" in str(e.value)
+
+
+def test_functions_that_call_each_other_many_times_are_bounded() -> None:
+    fan = {(CATALOG, "ns", "f0"): function(([("x", "int")], "int", {"spark": "x + 1"}))}
+    for k in range(1, 12):
+        body = " + ".join([f"f{k - 1}(x)"] * 4)
+        fan[(CATALOG, "ns", f"f{k}")] = function(([("x", "int")], "int", {"spark": body}))
+    with pytest.raises(FunctionInliningError) as e:
+        FunctionInliner(
+            lambda q: fan.get(tuple(q)), known_catalogs={CATALOG}, dialect="spark", builtin=lambda n: False
+        ).inline("SELECT ns.f11(1)", catalog=CATALOG, namespace=NS)
+    assert e.value.code == "UDF_NESTING"

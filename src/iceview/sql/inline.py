@@ -65,6 +65,10 @@ __all__ = [
 ]
 
 MAX_NESTING = 16
+MAX_CALLS = 500
+"""At most this many calls are inlined in one statement (functions that call each other several
+times grow exponentially)."""
+MAX_TEXT = 512 * 1024
 
 FunctionLookup = Callable[[tuple[str, ...]], "FunctionMetadata | None"]
 """Qualified name (catalog first) -> the catalog function's metadata, or ``None``: not a function."""
@@ -132,6 +136,9 @@ class _Call:
     alias: str | None
     """The call's own text when it is a projection without an alias (the column's name); for a
     table function without an alias, its name."""
+    alias_edit: str = ""
+    """`` AS <alias>`` for a projection call: inserted after the call in the first round when the
+    call itself waits for inner calls, so that its name is its text as written."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +219,15 @@ class FunctionInliner:
     # ------------------------------------------------------------------ rounds
 
     def _rounds(self, sql: str, catalog: str, namespace: tuple[str, ...], what: str, *, tables: bool) -> str:
+        inlined = 0
+        limit = max(len(sql) * 64, MAX_TEXT)
         for depth in range(MAX_NESTING + 1):
+            if inlined > MAX_CALLS or len(sql) > limit:
+                raise FunctionInliningError(
+                    "UDF_NESTING",
+                    f"Inlining this statement's function calls would take more than {MAX_CALLS} calls or "
+                    f"{limit} characters (do the functions call each other many times?)",
+                )
             if not maybe_calls(sql, self.dialect, one_part=self.builtin is not None):
                 return sql
             try:
@@ -239,6 +254,11 @@ class FunctionInliner:
                 edits = [(c.start, c.end, self._table(c, types[i])) for i, c in enumerate(innermost)]
             else:
                 edits = [(c.start, c.end, self._scalar(c, types[i])) for i, c in enumerate(innermost)]
+                if depth == 0:  # a projection keeps the name of the call as it was written
+                    edits.extend(
+                        (c.end, c.end, c.alias_edit) for c in calls if c.alias_edit and c not in innermost
+                    )
+            inlined += len(edits)
             sql = apply_edits(sql, edits)
         raise FunctionInliningError(
             "UDF_NESTING", f"Function calls nest deeper than {MAX_NESTING} (does a function call itself?)"
@@ -297,7 +317,11 @@ class FunctionInliner:
                 alias = " ".join(sql[begin:end].split())
             else:
                 alias = None
-            found.append(_Call(site, shown, qualified, metadata, begin, end, arguments, names, alias))
+            alias_edit = f" AS {quote_identifier(alias, self.dialect)}" if alias and not site.in_from else ""
+            found.append(
+                _Call(site, shown, qualified, metadata, begin, end, arguments, names, alias, alias_edit)
+            )
+
         return found
 
     # ------------------------------------------------------------------ resolution
@@ -362,6 +386,7 @@ class FunctionInliner:
                 "UDF_NESTING",
                 f"Cannot inline {call.written}({definition.signature()}): its body calls itself",
             )
+        self._check_called(call, definition, template)
         body, return_null = self._filled(call, resolved, template)
         if return_null:
             body = f"CASE WHEN {self._nulls(resolved)} THEN NULL ELSE ({body}) END"
@@ -413,6 +438,7 @@ class FunctionInliner:
             relation_columns=self._relation_columns,
             qualify_call=self.qualify_call,
         )
+        self._check_called(call, definition, template)
         fields = definition.return_type.fields if isinstance(definition.return_type, ut.StructType) else ()
         inner = [quote_identifier(f"__c{i}", self.dialect) for i in range(len(fields))]
         columns = ", ".join(
@@ -447,6 +473,17 @@ class FunctionInliner:
         if call.alias is not None:
             text += f" AS {quote_identifier(call.alias, self.dialect)}"
         return text
+
+    def _check_called(self, call: _Call, definition: FunctionDefinition, template: BodyTemplate) -> None:
+        """A function the body calls by a name of this catalog must exist: left to the engine, its
+        qualified name would be read as something else (Spark: a namespace of its session catalog)."""
+        for name in sorted(template.calls):
+            if name[0] == call.qualified[0] and self.lookup(name) is None:
+                raise FunctionInliningError(
+                    "UDF_NO_SUCH_FUNCTION",
+                    f"Cannot inline {call.written}({definition.signature()}): its body calls "
+                    f"{'.'.join(name)}, which does not exist",
+                )
 
     def _relation_columns(self, qualified: tuple[str, ...]) -> frozenset[str] | None:
         found = self.relation_types(qualified) if self.relation_types is not None else None

@@ -134,7 +134,19 @@ def table_body_template(
                 )
             edits.append((int(start), int(end) + 1, placeholders[index]))
             uses[index] += 1
-    edits.extend(_call_edits(tree, catalog, namespace, dialect, qualify_call))
+    calls = _call_edits(tree, catalog, namespace, dialect, qualify_call)
+    for site in call_sites(tree):
+        if site.in_from and any(
+            c.name.casefold() in params and not c.table
+            for a in site.call.expressions
+            for c in a.find_all(exp.Column)
+        ):
+            raise FunctionInliningError(
+                "UDF_BODY_UNSUPPORTED",
+                f"The body of table function {shown} calls a table function with its parameters; "
+                "that is not inlined yet",
+            )
+    edits.extend(edit for edit, _ in calls)
     # the body sits in parentheses: trailing semicolons and comments stay out
     last = next((t for t in reversed(tokens) if t.token_type != TokenType.SEMICOLON), None)
     cut = last.end + 1 if last is not None else len(text)
@@ -142,6 +154,7 @@ def table_body_template(
         apply_edits(text[:cut], edits),
         placeholders,
         tuple(uses),
+        calls=frozenset(name for _, name in calls),
         relations=frozenset(relations),
         columns=None if every_column is None else frozenset(every_column),
     )
@@ -211,14 +224,13 @@ def _is_parameter(column: exp.Column, scope: Scope, columns_of_table: RelationCo
 
 def _call_edits(
     tree: exp.Expr, catalog: str, namespace: tuple[str, ...], dialect: str, qualify_call: CallQualifier
-) -> list[Edit]:
-    """Calls of catalog functions in the body renamed to their qualified names."""
-    edits: list[Edit] = []
+) -> list[tuple[Edit, tuple[str, ...]]]:
+    """Calls of catalog functions in the body renamed to their qualified names (with the names)."""
+    edits: list[tuple[Edit, tuple[str, ...]]] = []
     for site in call_sites(tree):
         qualified = qualify_call(site.written, catalog, namespace)
         if qualified is None or site.start is None or site.name_end is None:
             continue
-        edits.append(
-            (int(site.start), int(site.name_end) + 1, render_name(qualified, dialect, always_quote=True))
-        )
+        edit = (int(site.start), int(site.name_end) + 1, render_name(qualified, dialect, always_quote=True))
+        edits.append((edit, qualified))
     return edits
