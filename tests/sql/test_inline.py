@@ -90,6 +90,7 @@ FUNCTIONS: dict[tuple[str, ...], FunctionMetadata] = {
     (CATALOG, "ns", "pong"): function(([("x", "int")], "int", {"spark": "ping(x) + 1"})),
     (CATALOG, "ns", "inject"): function(([("x", "int")], "int", {"spark": "x FROM secret --"})),
     (CATALOG, "ns", "inject_trino"): function(([("x", "int")], "int", {"trino": "x FROM secret --"})),
+    (CATALOG, "ns", "aliased"): function(([("x", "int")], "int", {"spark": "x + 1 AS y"})),
     (CATALOG, "ns", "agg"): function(([("x", "int")], "long", {"spark": "sum(x)"})),
     (CATALOG, "ns", "sub"): function(([("x", "int")], "long", {"spark": "(SELECT count(*) FROM t) + x"})),
     (CATALOG, "ns", "stray"): function(([("x", "int")], "int", {"spark": "x + y"})),
@@ -318,7 +319,8 @@ def test_maybe_calls_is_a_cheap_prefilter() -> None:
         ("UDF_BODY_UNSUPPORTED", "SELECT ns.agg(a) FROM t"),
         ("UDF_BODY_UNSUPPORTED", "SELECT ns.sub(a) FROM t"),
         ("UDF_BODY_UNSUPPORTED", "SELECT ns.two(a) FROM t"),
-        ("UDF_BODY_UNSUPPORTED", "SELECT ns.inject(a) FROM t"),  # a body is one expression, nothing more
+        ("UDF_BODY_UNSUPPORTED", "SELECT ns.inject(a) FROM t"),
+        ("UDF_BODY_UNSUPPORTED", "SELECT ns.aliased(a) FROM t"),  # a body is one expression, nothing more
         ("UDF_BODY_UNSUPPORTED", "SELECT ns.inject_trino(a) FROM t"),
         ("UDF_BODY_UNKNOWN_NAME", "SELECT ns.stray(a) FROM t"),
         ("UDF_CALL_FORM", "SELECT ns.add_one(DISTINCT a) FROM t"),

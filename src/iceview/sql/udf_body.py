@@ -152,8 +152,8 @@ def body_template(
 
 
 def one_expression(text: str, dialect: str, shown: str) -> exp.Expr:
-    """The one SQL expression a scalar body is (its alias dropped): ``UDF_BODY_UNSUPPORTED`` when
-    it is not exactly one expression (a ``FROM``, a second statement, ...)."""
+    """The one SQL expression a scalar body is: ``UDF_BODY_UNSUPPORTED`` when it is not exactly
+    one expression (an alias, a ``FROM``, a second statement, ...)."""
     try:
         tree = parse_one_statement(f"SELECT {text}\n", dialect, what="function body")
     except SQLParseError:
@@ -167,8 +167,11 @@ def one_expression(text: str, dialect: str, shown: str) -> exp.Expr:
             "UDF_BODY_UNSUPPORTED", f"The {dialect} body of function {shown} is not one SQL expression"
         )
     expression: exp.Expr = tree.expressions[0]
-    if isinstance(expression, exp.Alias):
-        expression = expression.this
+    if isinstance(expression, exp.Alias):  # "x + 1 AS y" is not an expression
+        raise FunctionInliningError(
+            "UDF_BODY_UNSUPPORTED",
+            f"The {dialect} body of function {shown} is not one SQL expression (it has an alias)",
+        )
     return expression
 
 
