@@ -293,12 +293,14 @@ class FunctionInliner:
                     default_namespace=namespace,
                     known_catalogs=self.is_catalog,
                 )
-            elif self.builtin is not None and self.builtin(site.written[0]):
-                continue  # the engine's own function, asked first: no catalog lookup for it
             else:
                 qualified = (catalog, *namespace, site.written[0])
             metadata = self.lookup(qualified)
-            if metadata is None:
+            # the engine's own function wins; asked only for a name the catalog holds (DuckDB's
+            # list of functions costs more than a look-up)
+            if metadata is None or (
+                len(site.written) == 1 and self.builtin is not None and self.builtin(site.written[0])
+            ):
                 continue
             shown = ".".join(site.written)
             index = first.get(int(site.start)) if site.start is not None else None
