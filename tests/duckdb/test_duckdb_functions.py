@@ -14,14 +14,11 @@ from iceview.catalog.sql import SqlCatalog
 from iceview.errors import AmbiguousFunctionCallError, FunctionInliningError, NoMatchingDefinitionError
 from iceview.function.changes import NewDefinition
 from udf.engine_cases import (
-    EDGE_ROWS,
-    EDGE_SCHEMA,
     EXPECTED,
     NS,
     VIEWS,
-    create_functions,
-    create_views,
     normalise,
+    sqlite_lake,
 )
 
 duckdb = pytest.importorskip("duckdb")
@@ -30,22 +27,7 @@ from iceview.duckdb import DuckDBViews  # noqa: E402
 
 @pytest.fixture(scope="module")
 def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqlCatalog]:
-    base = tmp_path_factory.mktemp("duckdb-functions")
-    catalog = SqlCatalog("lake", uri=f"sqlite:///{base}/c.db", warehouse=f"file://{base}/wh")
-    catalog.create_namespace(NS)
-    tables = catalog.table_catalog()
-    table = tables.create_table((NS, "edge"), schema=EDGE_SCHEMA)
-    columns = list(zip(*EDGE_ROWS, strict=True))
-    arrow_schema = table.schema().as_arrow()
-    table.append(
-        pa.table(
-            {f.name: pa.array(list(columns[k]), f.type) for k, f in enumerate(arrow_schema)},
-            schema=arrow_schema,
-        )
-    )
-    tables.engine.dispose()
-    create_functions(catalog)
-    create_views(catalog)
+    catalog = sqlite_lake(tmp_path_factory.mktemp("duckdb-functions"))
     try:
         yield catalog
     finally:
@@ -121,6 +103,18 @@ def test_a_macro_of_the_same_name_wins_over_the_catalog(views: DuckDBViews) -> N
     assert views.execute("SELECT label('a', 1)") == [("macro",)]
     # inside a view, names are the view's: the macro is DuckDB's own function then too
     assert views.execute("SELECT fn.label('a', 1)") == [("a:1",)]
+
+
+def test_duckdb_functions_of_any_arity_and_table_macros_win_too(views: DuckDBViews) -> None:
+    # DuckDB's own name wins even when its arguments do not fit (DuckDB then says so) ...
+    views.connection.execute("CREATE MACRO add_one(a, b, c) AS 'three'")
+    with pytest.raises(duckdb.BinderException):
+        views.execute("SELECT add_one(1)")
+    # ... and in FROM a table macro wins over the catalog's table function
+    assert sorted(views.execute("SELECT id FROM by_color('yellow')")) == [(4,)]
+    views.connection.execute("CREATE MACRO by_color(c) AS TABLE SELECT 42 AS id")
+    assert views.execute("SELECT id FROM by_color('yellow')") == [(42,)]
+    assert sorted(views.execute("SELECT id FROM fn.by_color('yellow')")) == [(4,)]
 
 
 def rows_of(relation: Any) -> list[tuple[Any, ...]]:

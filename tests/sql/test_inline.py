@@ -302,6 +302,10 @@ def test_maybe_calls_is_a_cheap_prefilter() -> None:
     assert not maybe_calls("SELECT count(*), upper(a) FROM t WHERE a IN (1, 2)", one_part=True)
     assert maybe_calls("SELECT add_one(a) FROM t", one_part=True)
     assert not maybe_calls("SELECT add_one(a) FROM t")
+    # a relation's column names after AS are no call (the expander writes AS "__v"("__c0", ...))
+    assert not maybe_calls('SELECT * FROM (SELECT 1) AS "__v"("__c0")', "duckdb", one_part=True)
+    assert not maybe_calls("SELECT * FROM (VALUES (1)) as  v(a)", "duckdb", one_part=True)
+    assert maybe_calls('SELECT "add_one"(a) AS x FROM t', "duckdb", one_part=True)
 
 
 # ---------------------------------------------------------------------------------------------- refusals

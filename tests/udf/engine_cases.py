@@ -181,3 +181,28 @@ def create_functions(catalog: Any, namespace: str = NS) -> None:
 def create_views(catalog: Any, namespace: str = NS) -> None:
     for name, (schema, queries) in VIEWS.items():
         catalog.create_view((namespace, name), schema=schema, queries=queries, default_namespace=(namespace,))
+
+
+def sqlite_lake(base: Any) -> Any:
+    """A SQLite catalog ``lake`` in the folder ``base`` holding namespace :data:`NS`, the edge
+    table (written by PyIceberg), the functions and the views."""
+    import pyarrow as pa
+
+    from iceview.catalog.sql import SqlCatalog
+
+    catalog = SqlCatalog("lake", uri=f"sqlite:///{base}/c.db", warehouse=f"file://{base}/wh")
+    catalog.create_namespace(NS)
+    tables = catalog.table_catalog()
+    table = tables.create_table((NS, "edge"), schema=EDGE_SCHEMA)
+    columns = list(zip(*EDGE_ROWS, strict=True))
+    arrow_schema = table.schema().as_arrow()
+    table.append(
+        pa.table(
+            {f.name: pa.array(list(columns[k]), f.type) for k, f in enumerate(arrow_schema)},
+            schema=arrow_schema,
+        )
+    )
+    tables.engine.dispose()
+    create_functions(catalog)
+    create_views(catalog)
+    return catalog

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from iceview.errors import (
     InvalidArgumentError,
+    InvalidIdentifierError,
+    NoSuchFunctionError,
     NoSuchViewError,
     UnsupportedOperationError,
     ViewAlreadyExistsError,
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 
     from iceview.function import Function, NewDefinition
     from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, ViewVersion
-    from iceview.udf import FunctionRequirement, FunctionUpdate
+    from iceview.udf import FunctionMetadata, FunctionRequirement, FunctionUpdate
     from iceview.view import DefinitionFields, View, ViewDefinition
 
 # The format (iceview.spec, iceview.view, PyIceberg's schemas) is imported where a method needs
@@ -309,6 +311,35 @@ class Catalog(ABC):
                 close_table_catalog(table_catalog)
         return out
 
+    def relation_types(
+        self, identifier: IdentifierLike, dialect: str, *, tables: Any = None
+    ) -> dict[str, str] | None:
+        """The columns of this catalog's view or table ``identifier`` and their types spelled in
+        ``dialect`` (:func:`iceview.sql.type_namer`), or None when it names neither, or a type has
+        no name in ``dialect``. For the engines, to type the arguments of SQL UDF calls."""
+        from iceview.errors import TranslationError
+        from iceview.sql import render_name, type_namer
+
+        try:
+            parts = (self.name, *to_identifier(identifier).levels)
+        except InvalidIdentifierError:
+            return None
+        schemas = self.relation_schemas(
+            f"SELECT * FROM {render_name(parts, dialect)}",
+            dialect,
+            default_catalog=self.name,
+            default_namespace=(),
+            tables=tables,
+        )
+        schema = schemas.get(parts)
+        if schema is None:
+            return None
+        try:
+            namer = type_namer(dialect)
+            return {f.name: namer(f.field_type) for f in schema.fields}
+        except TranslationError:
+            return None
+
     # -- namespaces ------------------------------------------------------------------------------
     @abstractmethod
     def create_namespace(
@@ -422,6 +453,17 @@ class Catalog(ABC):
     def load_function(self, identifier: IdentifierLike) -> Function:
         """The SQL UDF ``identifier`` names (``NoSuchFunctionError`` if there is none)."""
         raise self._no_functions()
+
+    def find_function(self, identifier: IdentifierLike) -> FunctionMetadata | None:
+        """The current metadata of the SQL UDF ``identifier`` names, read fresh, or None when it
+        names none, is no valid name, or this catalog keeps no functions: what an engine asks for
+        each call it might inline."""
+        if not self.supports_functions():
+            return None
+        try:
+            return self.load_function(identifier).metadata
+        except (NoSuchFunctionError, InvalidIdentifierError):
+            return None
 
     def function_exists(self, identifier: IdentifierLike) -> bool:
         raise self._no_functions()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,12 +25,14 @@ if TYPE_CHECKING:
     from iceview.catalog import Catalog
     from iceview.cli.targets import Target
     from iceview.errors import TranslationError
+    from iceview.function.dialects import FunctionDialectsRefusedError
     from iceview.spec import SQLRepresentation
     from iceview.sql import Translation, TranslationIssue
 
 __all__ = [
     "DIALECTS",
     "Source",
+    "function_refusals_json",
     "issues_json",
     "issues_of",
     "read_text",
@@ -200,6 +202,21 @@ def refusals(error: TranslationError, dialects: Sequence[str]) -> dict[str, Tran
     if isinstance(error, UnsafeTranslationError):
         return {error.target: error}
     return {", ".join(dialects): error}  # one of them, which the error does not say
+
+
+def function_refusals_json(
+    error: FunctionDialectsRefusedError, *, one_dialect: bool = False
+) -> dict[str, Any]:
+    """A function's refused bodies for ``--json``: each body's refused constructs, by
+    ``<definition>/<dialect>`` (with ``one_dialect``: by definition alone)."""
+    from iceview.errors import TranslationError
+
+    return {
+        (d if one_dialect else f"{d}/{dialect}"): issues_json(issues_of(e))
+        if isinstance(e, TranslationError)
+        else []
+        for (d, dialect), e in error.refusals.items()
+    }
 
 
 def refused(prefix: str, error: TranslationError) -> TranslationRefused:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from iceview.errors import FunctionInliningError, InvalidArgumentError, TranslationError
 from iceview.function.changes import FunctionChange, _change, _now_ms
+from iceview.sql.translate import translation_source
 from iceview.sql.udf_body import translate_scalar_body
 from iceview.udf import (
     DefinitionVersion,
@@ -25,8 +26,6 @@ from iceview.udf import (
 )
 
 __all__ = ["BodyTranslation", "FunctionDialectsRefusedError", "add_dialects_change", "translate_bodies"]
-
-_SOURCE_ORDER = ("spark", "trino", "duckdb")
 
 
 class FunctionDialectsRefusedError(TranslationError):
@@ -60,9 +59,7 @@ def _source(definition: FunctionDefinition, source: str | None) -> SQLRepresenta
                 f"(dialects: {', '.join(version.dialects) or 'none'})"
             )
     else:
-        rep = next(
-            (r for d in _SOURCE_ORDER if (r := version.sql_for(d)) is not None), None
-        ) or version.sql_for("", fallback=True)
+        rep = translation_source(version)
         if rep is None:
             raise InvalidArgumentError(f"Definition ({definition.signature()}) has no SQL body to translate")
     assert isinstance(rep, SQLRepresentation)

@@ -20,10 +20,8 @@ from pyiceberg.schema import Schema
 
 from iceview.errors import (
     InvalidIdentifierError,
-    NoSuchFunctionError,
     NoSuchViewError,
     SQLParseError,
-    TranslationError,
     ViewUUIDMismatchError,
 )
 from iceview.identifiers import ViewIdentifier, to_identifier
@@ -31,7 +29,7 @@ from iceview.spark import _format
 from iceview.spark.errors import view_not_found
 from iceview.spark.names import ENGINE_NAME
 from iceview.spec import ViewMetadata
-from iceview.sql import ResolvedView, find_references, render_name, type_namer
+from iceview.sql import ResolvedView, find_references
 from iceview.sql.inline import source_preparer
 from iceview.view.reading import engine_sql
 
@@ -149,18 +147,9 @@ class ViewAccess:
 
     def catalog_types(self, qualified: tuple[str, ...], dialect: str) -> dict[str, str] | None:
         """A view's or table's columns of the catalog by qualified name, spelled in ``dialect``."""
-        if qualified[0] != self.views.name:
+        if qualified[0] != self.views.name or len(qualified) < 3:
             return None
-        schema = self._schemas(
-            f"SELECT * FROM {render_name(qualified, dialect)}", dialect, qualified[0], ()
-        ).get(qualified)
-        if schema is None:
-            return None
-        try:
-            namer = type_namer(dialect)
-            return {f.name: namer(f.field_type) for f in schema.fields}
-        except TranslationError:
-            return None
+        return self.views.catalog.relation_types(qualified[1:], dialect)
 
     def _schemas(
         self, sql: str, dialect: str, default_catalog: str | None, default_namespace: Sequence[str]
@@ -173,13 +162,9 @@ class ViewAccess:
     def load_function(self, qualified: tuple[str, ...]) -> FunctionMetadata | None:
         """The metadata of the catalog's SQL UDF ``qualified`` names (catalog first), fresh, or
         ``None`` when it names none (or the catalog keeps no functions)."""
-        catalog = self.views.catalog
-        if qualified[0] != self.views.name or len(qualified) < 3 or not catalog.supports_functions():
+        if qualified[0] != self.views.name or len(qualified) < 3:
             return None
-        try:
-            return catalog.load_function(to_identifier(qualified[1:])).metadata
-        except (NoSuchFunctionError, InvalidIdentifierError):
-            return None
+        return self.views.catalog.find_function(qualified[1:])
 
     @staticmethod
     def references(view: ResolvedView) -> tuple[tuple[str, ...], ...]:

@@ -75,6 +75,7 @@ FunctionLookup = Callable[[tuple[str, ...]], "FunctionMetadata | None"]
 
 _MAYBE_CALL = re.compile(r"[\w`\"\]]\s*\.\s*[\w`\"]+\s*\(")
 _ONE_PART_CALL = re.compile(r"(`[^`]*`|\"[^\"]*\"|\b[^\W\d]\w*)\s*\(")
+_AFTER_AS = re.compile(r"\bAS\s+\Z", re.I)
 _NONDETERMINISTIC = frozenset(
     {
         "rand",
@@ -103,7 +104,9 @@ def maybe_calls(sql: str, dialect: str = "spark", *, one_part: bool = False) -> 
     known = _known_names(dialect.lower())
     for m in _ONE_PART_CALL.finditer(sql):
         name = m.group(1)
-        if name[0] in '`"' or name.upper() not in known:
+        if (name[0] in '`"' or name.upper() not in known) and _AFTER_AS.search(
+            sql, max(0, m.start() - 8), m.start()
+        ) is None:  # AS v(a, b) names a relation's columns
             return True
     return False
 
@@ -238,9 +241,7 @@ class FunctionInliner:
                 raise FunctionInliningError(
                     "UDF_NESTING", "Function calls nest too deeply to inline (does a function call itself?)"
                 ) from None
-            calls = [
-                c for c in self._calls(sql, tree, tokens, catalog, namespace) if c.site.in_from == tables
-            ]
+            calls = self._calls(sql, tree, tokens, catalog, namespace, tables=tables)
             if not calls:
                 return sql
             innermost = [
@@ -279,12 +280,20 @@ class FunctionInliner:
         return column_types
 
     def _calls(
-        self, sql: str, tree: exp.Expr, tokens: list[Token], catalog: str, namespace: tuple[str, ...]
+        self,
+        sql: str,
+        tree: exp.Expr,
+        tokens: list[Token],
+        catalog: str,
+        namespace: tuple[str, ...],
+        *,
+        tables: bool,
     ) -> list[_Call]:
+        """The calls of catalog functions in ``tree``: in ``FROM`` with ``tables``, else elsewhere."""
         first = {t.start: k for k, t in enumerate(tokens)}
         found: list[_Call] = []
         for site in call_sites(tree):
-            if len(site.written) == 1 and self.builtin is None:
+            if site.in_from != tables or (len(site.written) == 1 and self.builtin is None):
                 continue
             if len(site.written) > 1:
                 qualified = qualify_parts(

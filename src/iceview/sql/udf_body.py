@@ -28,6 +28,7 @@ from sqlglot import exp
 
 from iceview.errors import FunctionInliningError, SQLParseError, TranslationError
 from iceview.sql._text import parse_one_statement, quote_identifier
+from iceview.sql.translate.model import translation_source
 from iceview.sql.types import type_namer
 from iceview.sql.udf_types import to_iceberg
 from iceview.udf.model import FunctionDefinition
@@ -46,7 +47,6 @@ CallQualifier = Callable[[tuple[str, ...], str, tuple[str, ...]], "tuple[str, ..
 """``(name as written, catalog, namespace) -> qualified name`` when the call names a catalog
 function, else ``None``."""
 
-_SOURCE_ORDER = ("spark", "trino", "duckdb")
 _ARGS = ("__iceview", "__iceview", "__iceview_args")
 _RESULT = "__iceview_result"
 
@@ -138,9 +138,7 @@ def body_template(
     if rep is not None:
         text = rep.sql
     else:
-        found = next((r for d in _SOURCE_ORDER if (r := version.sql_for(d)) is not None), None)
-        if found is None:
-            found = version.sql_for(dialect, fallback=True)
+        found = translation_source(version, besides=dialect)
         if found is None:
             raise FunctionInliningError(
                 "UDF_NO_DIALECT",

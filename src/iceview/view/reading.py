@@ -17,10 +17,7 @@ from pyiceberg.schema import Schema
 from iceview.errors import MissingDialectError, TranslationError, ViewTranslationRefusedError
 from iceview.spec import SQLRepresentation, ViewMetadata
 
-__all__ = ["SOURCE_PREFERENCE", "EngineSQL", "engine_sql"]
-
-SOURCE_PREFERENCE = ("spark", "trino", "duckdb")
-"""The order in which a view's other representations are tried as the source of a translation."""
+__all__ = ["EngineSQL", "engine_sql"]
 
 SchemaLookup = Callable[[str, str, str | None, Sequence[str]], Mapping[tuple[str, ...], Schema]]
 """``(sql, dialect, default_catalog, default_namespace) -> {qualified name: schema}``."""
@@ -34,15 +31,6 @@ class EngineSQL:
     sql: str
     dialect: str
     translation: object | None = None
-
-
-def _source(metadata: ViewMetadata, dialect: str) -> SQLRepresentation | None:
-    version = metadata.current_version
-    for candidate in (d for d in SOURCE_PREFERENCE if d != dialect):
-        rep = version.sql_for(candidate)
-        if rep is not None:
-            return rep
-    return version.sql_for(dialect, fallback=True)
 
 
 def engine_sql(
@@ -72,6 +60,7 @@ def engine_sql(
     translated: the engines inline the catalog's SQL UDF calls there, in the source dialect, so
     that the translator proves the functions' bodies with the rest of the query."""
     from iceview.sql.translate import translate as translate_sql
+    from iceview.sql.translate import translation_source
 
     version = metadata.current_version
     own = version.sql_for(dialect)
@@ -83,7 +72,7 @@ def engine_sql(
         raise MissingDialectError(
             name, dialect, dialects, "reading it by translation is turned off (translate=False)"
         )
-    rep = _source(metadata, dialect)
+    rep = translation_source(version, besides=dialect)
     if rep is None:
         raise MissingDialectError(name, dialect, dialects, "it has no SQL to translate")
     assert isinstance(rep, SQLRepresentation)

@@ -18,6 +18,7 @@ from iceview.cli.interrupts import committing
 from iceview.cli.targets import Target, load_view
 from iceview.cli.translation import (
     DIALECTS,
+    function_refusals_json,
     issues_json,
     issues_of,
     refusals,
@@ -162,7 +163,7 @@ def _report(
 def _add_to_function(
     state: State, name: str, dialects: tuple[str, ...], source: str | None, definitions: tuple[str, ...]
 ) -> None:
-    from iceview.errors import InvalidArgumentError, TranslationError
+    from iceview.errors import InvalidArgumentError
     from iceview.function.dialects import FunctionDialectsRefusedError
 
     target = load_function(state, name)
@@ -183,12 +184,7 @@ def _add_to_function(
                 {
                     "function": target.label,
                     "changed": False,
-                    "refused": {
-                        f"{d}/{dialect}": issues_json(issues_of(error))
-                        if isinstance(error, TranslationError)
-                        else []
-                        for (d, dialect), error in e.refusals.items()
-                    },
+                    "refused": function_refusals_json(e),
                     "error": message,
                 }
             )

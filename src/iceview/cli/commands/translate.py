@@ -18,6 +18,7 @@ from iceview.cli.targets import load_view
 from iceview.cli.translation import (
     DIALECTS,
     Source,
+    function_refusals_json,
     issues_json,
     issues_of,
     read_text,
@@ -167,7 +168,7 @@ def _translate(state: State, label: str | None, source: Source, target: str, *, 
 
 
 def _translate_function(state: State, name: str, target: str, source: str | None) -> None:
-    from iceview.errors import InvalidArgumentError, TranslationError
+    from iceview.errors import InvalidArgumentError
     from iceview.function.dialects import FunctionDialectsRefusedError, translate_bodies
 
     found = load_function(state, name)
@@ -183,10 +184,7 @@ def _translate_function(state: State, name: str, target: str, source: str | None
                 {
                     "function": found.label,
                     "target": target,
-                    "refused": {
-                        d: issues_json(issues_of(error)) if isinstance(error, TranslationError) else []
-                        for (d, _), error in e.refusals.items()
-                    },
+                    "refused": function_refusals_json(e, one_dialect=True),
                     "error": message,
                 }
             )

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from iceview.sql.translate.keys import PROVENANCE_KEY, PROVENANCE_VERSION_KEY, SPARK_ANSI_KEY
     from iceview.sql.translate.model import (
         DIALECTS,
+        SOURCE_PREFERENCE,
         TableSchemas,
         Translation,
         TranslationIssue,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
         known_catalogs_of,
         provenance_summary,
         spark_ansi_mode,
+        translation_source,
     )
     from iceview.sql.translate.pipeline import set_output_check, translate, translation_hook
     from iceview.sql.translate.rules import RULES
@@ -58,6 +60,7 @@ _WHERE: dict[str, str] = {
     "PROVENANCE_KEY": "iceview.sql.translate.keys",
     "PROVENANCE_VERSION_KEY": "iceview.sql.translate.keys",
     "SPARK_ANSI_KEY": "iceview.sql.translate.keys",
+    "SOURCE_PREFERENCE": "iceview.sql.translate.model",
     "TableSchemas": "iceview.sql.translate.model",
     "Translation": "iceview.sql.translate.model",
     "TranslationIssue": "iceview.sql.translate.model",
@@ -65,6 +68,7 @@ _WHERE: dict[str, str] = {
     "known_catalogs_of": "iceview.sql.translate.model",
     "provenance_summary": "iceview.sql.translate.model",
     "spark_ansi_mode": "iceview.sql.translate.model",
+    "translation_source": "iceview.sql.translate.model",
     "translate": "iceview.sql.translate.pipeline",
     "translation_hook": "iceview.sql.translate.pipeline",
     "set_output_check": "iceview.sql.translate.pipeline",
@@ -81,6 +85,7 @@ __all__ = [
     "PROVENANCE_KEY",
     "PROVENANCE_VERSION_KEY",
     "RULES",
+    "SOURCE_PREFERENCE",
     "SPARK_ANSI_KEY",
     "TRINO_FUNCTIONS",
     "TableSchemas",
@@ -94,4 +99,5 @@ __all__ = [
     "spark_ansi_mode",
     "translate",
     "translation_hook",
+    "translation_source",
 ]

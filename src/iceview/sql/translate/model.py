@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Protocol, TypeAlias, TypeVar
 
 from pyiceberg.schema import Schema
 from sqlglot import exp
@@ -16,6 +16,28 @@ from iceview.errors import InvalidArgumentError, TranslationError
 from iceview.sql.translate.keys import PROVENANCE_KEY, PROVENANCE_VERSION_KEY, SPARK_ANSI_KEY
 
 DIALECTS = ("spark", "trino", "duckdb")
+
+SOURCE_PREFERENCE = DIALECTS
+"""The order in which a version's representations are tried as the source of a translation."""
+
+_Rep = TypeVar("_Rep", covariant=True)
+
+
+class HasSQL(Protocol[_Rep]):
+    """A view version or a function definition version: SQL per dialect."""
+
+    def sql_for(self, dialect: str, *, fallback: bool = False) -> _Rep | None: ...
+
+
+def translation_source(version: HasSQL[_Rep], *, besides: str | None = None) -> _Rep | None:
+    """The representation of ``version`` to translate from: the first of
+    :data:`SOURCE_PREFERENCE` it has (other than ``besides``), else its first whatever its dialect."""
+    for dialect in SOURCE_PREFERENCE:
+        if dialect != besides and (rep := version.sql_for(dialect)) is not None:
+            return rep
+    return version.sql_for(besides or "", fallback=True)
+
+
 """The dialects :func:`translate` reads and writes."""
 
 
