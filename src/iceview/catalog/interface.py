@@ -101,7 +101,9 @@ class Catalog(ABC):
         (:func:`iceview.view.derived.derive_updates`), translated with this catalog's schemas."""
         from iceview.view.derived import DeriveContext, derive_updates
 
-        return derive_updates(base, updates, DeriveContext(self.name, self.properties, self._version_schemas))
+        return derive_updates(
+            base, updates, DeriveContext(self.name, self.properties, self._version_schemas, functions=self)
+        )
 
     def _version_schemas(self, sql: str, dialect: str, version: ViewVersion) -> dict[tuple[str, ...], Schema]:
         return self.relation_schemas(
@@ -178,11 +180,13 @@ class Catalog(ABC):
         """The definition asked for, with the translations of its ``dialects`` added (and the
         provenance keys in the summary). Unsafe SQL raises; nothing is committed then."""
         from iceview.view import ViewDefinition, source_representation, translate_representations
+        from iceview.view.dialects import inlined_functions_summary
 
         d = ViewDefinition.of(definition, **fields)
         if not d.dialects or not d.representations or d.default_namespace is None:
             return d
         namespace = d.default_namespace
+        used: set[Any] = set()
         added = translate_representations(
             d.representations,
             d.dialects,
@@ -197,6 +201,8 @@ class Catalog(ABC):
             properties=d.properties,
             catalog_name=self.name,
             catalog_properties=self.properties,
+            functions=self,
+            used=used,
         )
         if not added:
             return d.with_representations(d.representations, d.summary)
@@ -204,7 +210,8 @@ class Catalog(ABC):
 
         source = source_representation(d.representations)
         return d.with_representations(
-            [*d.representations, *added], {**d.summary, **provenance_summary(source.dialect)}
+            [*d.representations, *added],
+            {**d.summary, **provenance_summary(source.dialect), **inlined_functions_summary(used)},
         )
 
     # -- views -----------------------------------------------------------------------------------

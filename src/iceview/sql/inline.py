@@ -59,6 +59,7 @@ __all__ = [
     "ColumnTypes",
     "FunctionInliner",
     "FunctionLookup",
+    "UsedDefinition",
     "maybe_calls",
     "source_preparer",
     "sqlglot_builtins",
@@ -126,6 +127,16 @@ def _known_names(dialect: str) -> frozenset[str]:
     return frozenset(names)
 
 
+@dataclass(frozen=True, order=True)
+class UsedDefinition:
+    """A function definition version an inliner used: the function's qualified name (catalog
+    first), the definition's id and its version."""
+
+    function: tuple[str, ...]
+    definition_id: str
+    version_id: int
+
+
 @dataclass
 class _Call:
     site: CallSite
@@ -188,6 +199,8 @@ class FunctionInliner:
         self.relation_types = relation_types
         self._typer = ArgumentTyper(self.dialect, column_types)
         self._namer = type_namer(self.dialect)
+        self.used: set[UsedDefinition] = set()
+        """Every definition version this inliner has inlined."""
         # a version's body never changes: its template is kept by function, definition and version
         self._bodies: dict[tuple[object, ...], BodyTemplate] = {} if bodies is None else bodies
 
@@ -353,12 +366,12 @@ class FunctionInliner:
             named = {str(n): t for n, t in zip(call.names, known, strict=True)}
             definition = resolve_definition(call.metadata, named=named, function=call.written)
             order = {str(n).casefold(): i for i, n in enumerate(call.names)}
-            return _Resolved(
-                definition, [call.arguments[order[p.name.casefold()]] for p in definition.parameters]
-            )
-        return _Resolved(
-            resolve_definition(call.metadata, known, function=call.written), list(call.arguments)
-        )
+            arguments = [call.arguments[order[p.name.casefold()]] for p in definition.parameters]
+        else:
+            definition = resolve_definition(call.metadata, known, function=call.written)
+            arguments = list(call.arguments)
+        self.used.add(UsedDefinition(call.qualified, definition.definition_id, definition.current_version_id))
+        return _Resolved(definition, arguments)
 
     def _filled(self, call: _Call, resolved: _Resolved, template: BodyTemplate) -> tuple[str, bool]:
         """The body with its parameters filled, and whether NULL arguments give NULL."""
@@ -570,11 +583,13 @@ def source_preparer(
     *,
     known_catalogs: CatalogTest,
     spark_ansi: bool | None = None,
+    used: set[UsedDefinition] | None = None,
 ) -> Callable[[str, str, str, tuple[str, ...]], str]:
     """``prepare(sql, dialect, catalog, namespace) -> sql`` for :func:`iceview.view.reading.engine_sql`:
     a view's SQL in its own dialect with relation names qualified and the catalog's function calls
     inlined (table functions expanded), before it is translated for another engine.
-    ``relation_types(dialect)`` gives column types by qualified name, spelled in ``dialect``."""
+    ``relation_types(dialect)`` gives column types by qualified name, spelled in ``dialect``.
+    The definitions inlined are added to ``used``."""
 
     def prepare(sql: str, dialect: str, catalog: str, namespace: tuple[str, ...]) -> str:
         dialect = dialect.lower()
@@ -601,7 +616,10 @@ def source_preparer(
             dialect=dialect,
         )
         text = inliner.expand_tables(text, catalog=catalog, namespace=namespace, what="view SQL")
-        return inliner.inline(text, catalog=catalog, namespace=namespace, what="view SQL")
+        text = inliner.inline(text, catalog=catalog, namespace=namespace, what="view SQL")
+        if used is not None:
+            used.update(inliner.used)
+        return text
 
     return prepare
 

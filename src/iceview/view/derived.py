@@ -24,10 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pyiceberg.schema import Schema
 
-from iceview.errors import DialectDropError, InvalidArgumentError, SQLParseError, TranslationError
+from iceview.errors import (
+    DialectDropError,
+    FunctionInliningError,
+    FunctionResolutionError,
+    InvalidArgumentError,
+    SQLParseError,
+    TranslationError,
+)
 from iceview.spec import (
     AddSchema,
     AddViewVersion,
@@ -40,8 +48,13 @@ from iceview.spec import (
     ViewVersion,
 )
 from iceview.spec.builder import REPLACE_DROP_DIALECT_ALLOWED
-from iceview.sql.translate.keys import PROVENANCE_KEY, PROVENANCE_VERSION_KEY
-from iceview.view.dialects import source_representation, translate_representations
+from iceview.sql.translate.keys import INLINED_FUNCTIONS_KEY, PROVENANCE_KEY, PROVENANCE_VERSION_KEY
+from iceview.view.dialects import (
+    FunctionSource,
+    inlined_functions_summary,
+    source_representation,
+    translate_representations,
+)
 
 __all__ = [
     "CATALOG_ALIASES",
@@ -123,6 +136,8 @@ class DeriveContext:
     catalog_name: str
     catalog_properties: Mapping[str, str]
     schemas: SchemaLookup | None = None
+    functions: FunctionSource | None = None
+    """The catalog's SQL UDFs, inlined into the derived SQL (none: calls are translated as they are)."""
 
     @property
     def names(self) -> set[str]:
@@ -157,6 +172,10 @@ def _version_schema(
 
 
 def _codes(error: Exception) -> str:
+    if isinstance(error, FunctionInliningError):
+        return error.code
+    if isinstance(error, FunctionResolutionError):
+        return "UDF_" + type(error).__name__.removesuffix("Error")
     codes = getattr(error, "codes", None)
     if codes:
         return ",".join(dict.fromkeys(str(c) for c in codes))
@@ -188,7 +207,7 @@ def derive_version(
         for k, v in version.summary.items()
         if k != DERIVED_KEY
         and not k.startswith(REFUSED_PREFIX)
-        and k not in (PROVENANCE_KEY, PROVENANCE_VERSION_KEY)
+        and k not in (PROVENANCE_KEY, PROVENANCE_VERSION_KEY, INLINED_FUNCTIONS_KEY)
     }
     if not hand:
         return version
@@ -208,6 +227,7 @@ def derive_version(
 
         lookup = lookup_version
     derived: list[SQLRepresentation] = []
+    used: set[Any] = set()
     for dialect in wanted:
         if dialect in have:
             continue
@@ -224,14 +244,18 @@ def derive_version(
                 properties=properties,
                 catalog_name=context.catalog_name,
                 catalog_properties=context.catalog_properties,
+                functions=context.functions,
+                functions_as=context.names,
+                used=used,
             )
-        except (TranslationError, SQLParseError) as e:
+        except (TranslationError, SQLParseError, FunctionInliningError, FunctionResolutionError) as e:
             summary[REFUSED_PREFIX + dialect] = _codes(e)
     if derived:
         from iceview.sql.translate import provenance_summary
 
         summary[DERIVED_KEY] = ",".join(r.dialect for r in derived)
         summary.update(provenance_summary(source.dialect))
+        summary.update(inlined_functions_summary(used))
     return version.replace(representations=(*hand, *derived, *others), summary=summary)
 
 

@@ -52,7 +52,13 @@ from iceview.view.derived import (
     derived_dialects,
     refusals,
 )
-from iceview.view.dialects import SchemaLookup, source_representation, translate_representations
+from iceview.view.dialects import (
+    FunctionSource,
+    SchemaLookup,
+    inlined_functions_summary,
+    source_representation,
+    translate_representations,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -73,9 +79,10 @@ class MetadataSource(Protocol):
     def refresh(self) -> ViewMetadata | None: ...
 
 
-class ViewCommitter(Protocol):
+class ViewCommitter(FunctionSource, Protocol):
     """What a :class:`View` needs of its catalog: the one change path, and the schemas of the
-    relations a query reads (for translations), and its properties (for translation settings)."""
+    relations a query reads (for translations), its properties (for translation settings) and its
+    SQL UDFs (inlined into translations)."""
 
     name: str
     properties: dict[str, str]
@@ -276,6 +283,7 @@ class View:
                 )
 
             lookup = lookup_catalog
+        used: set[Any] = set()
         added = translate_representations(
             reps,
             [d.strip().lower() for d in dialects],
@@ -289,6 +297,9 @@ class View:
             properties=base.properties,
             catalog_name=catalog_name,
             catalog_properties=self._catalog.properties if self._catalog is not None else None,
+            functions=self._catalog,
+            tables=tables,
+            used=used,
         )
         if not added:
             return self
@@ -296,6 +307,7 @@ class View:
         marks = {
             **provenance_summary(src.dialect),
             DERIVED_KEY: ",".join([*sorted(derived_dialects(current)), *(r.dialect for r in added)]),
+            **inlined_functions_summary(used),
         }
         change = add_version_change(base, (*current.representations, *added), marks)
         return self.commit(change)
@@ -329,7 +341,7 @@ class View:
                     default_namespace=version.default_namespace,
                 )
 
-            context = DeriveContext(cat.name, cat.properties, lookup)
+            context = DeriveContext(cat.name, cat.properties, lookup, functions=cat)
         # every version iceview commits derives from its own SQL, so a version is in step when it
         # accounts for every dialect asked for (the SQL text is not compared: a server that derives
         # again, iceview serve, names catalogs as it knows them)

@@ -4,6 +4,7 @@ read or write these keys (catalog properties, derived dialects) need not load sq
 from __future__ import annotations
 
 __all__ = [
+    "INLINED_FUNCTIONS_KEY",
     "PROVENANCE_KEY",
     "PROVENANCE_VERSION_KEY",
     "SPARK_ANSI_KEY",
@@ -15,6 +16,10 @@ PROVENANCE_KEY = "iceview.translated-from"
 """Version-summary key: the dialect the added representations were translated from."""
 PROVENANCE_VERSION_KEY = "iceview.translator-version"
 """Version-summary key: the iceview version that translated them."""
+
+INLINED_FUNCTIONS_KEY = "iceview.inlined-functions"
+"""Version-summary key: the SQL UDF definitions inlined into the derived representations, a JSON
+list of ``{"namespace": [...], "name": ..., "definition-id": ..., "version-id": ...}``."""
 
 SPARK_ANSI_KEY = "iceview.spark-ansi"
 """View property (or version-summary key) that says which semantics the view's Spark SQL has:

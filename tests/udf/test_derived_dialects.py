@@ -1,0 +1,147 @@
+"""Dialects translated for a view that calls SQL UDFs (``add_dialects``, ``create_view(dialects=)``
+and the derived dialects of ``iceview.derive-dialects``): the calls are inlined into the source SQL
+first, in its own dialect, so the translation runs in an engine that has no such functions, and
+the version summary records the definition versions inlined (``iceview.inlined-functions``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from iceview.catalog.sql import SqlCatalog
+from iceview.errors import NoMatchingDefinitionError
+from iceview.sql import UnsafeTranslationError
+from iceview.sql.translate.keys import INLINED_FUNCTIONS_KEY
+from udf.engine_cases import NS, VIEWS, sqlite_lake
+
+DERIVE = "iceview.derive-dialects"
+REFUSED = "iceview.derive-refused."
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqlCatalog]:
+    catalog = sqlite_lake(tmp_path_factory.mktemp("derived-functions"))
+    try:
+        yield catalog
+    finally:
+        catalog.close()
+
+
+def inlined(summary: dict[str, str]) -> list[tuple[str, str, int]]:
+    return [
+        (".".join([*e["namespace"], e["name"]]), e["definition-id"], e["version-id"])
+        for e in json.loads(summary[INLINED_FUNCTIONS_KEY])
+    ]
+
+
+def copy_of(catalog: SqlCatalog, view: str, name: str) -> None:
+    schema, queries = VIEWS[view]
+    catalog.create_or_replace_view((NS, name), schema=schema, queries=queries, default_namespace=(NS,))
+
+
+def test_add_dialects_inlines_the_calls_and_records_the_definitions(lake: SqlCatalog) -> None:
+    copy_of(lake, "v_calls", "calls_copy")
+    view = lake.load_view((NS, "calls_copy")).add_dialects(["trino"], source="duckdb")
+    version = view.metadata.current_version
+    trino = version.sql_for("trino").sql
+    for name in ("add_one", "label"):
+        assert name not in trino.lower()
+    assert "lake.fn.edge" in trino
+    # the decimal(3,2) literal widened to decimal(10,2); the int and the long columns; label
+    assert inlined(version.summary) == [
+        ("fn.add_one", "decimal(10,2)", 1),
+        ("fn.add_one", "int", 1),
+        ("fn.add_one", "long", 1),
+        ("fn.label", "string,int", 1),
+    ]
+
+
+def test_a_table_function_is_expanded_and_recorded(lake: SqlCatalog) -> None:
+    copy_of(lake, "v_table", "table_copy")
+    view = lake.load_view((NS, "table_copy")).add_dialects(["trino"])
+    trino = view.metadata.current_version.sql_for("trino").sql
+    assert "by_color" not in trino and "lake.fn.edge" in trino
+    assert inlined(view.metadata.current_version.summary) == [("fn.by_color", "string", 1)]
+
+
+def test_what_the_inlined_sql_cannot_carry_is_refused_by_name(lake: SqlCatalog) -> None:
+    copy_of(lake, "v_translated", "translated_copy")
+    view = lake.load_view((NS, "translated_copy"))
+    # safe_ratio's NULLIF over doubles: NULLIF(NaN, NaN) differs in Trino
+    with pytest.raises(UnsafeTranslationError) as e:
+        view.add_dialects(["trino"])
+    assert "nan-semantics" in e.value.codes
+    assert view.refresh().metadata.current_version.dialects == ("spark",)
+
+
+def test_a_view_calling_nothing_records_no_functions(lake: SqlCatalog) -> None:
+    schema, _ = VIEWS["v_table"]
+    made = lake.create_or_replace_view(
+        (NS, "plain_copy"),
+        schema=schema,
+        queries={"spark": "SELECT id, trim(s) AS s FROM edge"},
+        default_namespace=(NS,),
+        dialects=["trino"],
+    )
+    assert INLINED_FUNCTIONS_KEY not in made.metadata.current_version.summary
+
+
+def test_create_view_with_dialects_inlines_too(lake: SqlCatalog) -> None:
+    schema, queries = VIEWS["v_table"]
+    made = lake.create_or_replace_view(
+        (NS, "created_with_dialects"),
+        schema=schema,
+        queries={"duckdb": queries["duckdb"]},
+        default_namespace=(NS,),
+        dialects=["trino", "spark"],
+    )
+    version = made.metadata.current_version
+    assert sorted(version.dialects) == ["duckdb", "spark", "trino"]
+    assert "by_color" not in version.sql_for("spark").sql
+    assert inlined(version.summary) == [("fn.by_color", "string", 1)]
+
+
+def test_derived_dialects_inline_and_record_refusals_by_code(lake: SqlCatalog) -> None:
+    schema, queries = VIEWS["v_table"]
+    made = lake.create_or_replace_view(
+        (NS, "derived"),
+        schema=schema,
+        queries={"duckdb": queries["duckdb"]},
+        default_namespace=(NS,),
+        properties={DERIVE: "trino,spark"},
+    )
+    version = made.metadata.current_version
+    assert sorted(version.dialects) == ["duckdb", "spark", "trino"]
+    assert inlined(version.summary) == [("fn.by_color", "string", 1)]
+    # an argument whose type engines disagree on cannot be inlined: the dialect is left out, with
+    # the reason's code recorded, and the view keeps its own SQL
+    made = lake.create_or_replace_view(
+        (NS, "derived"),
+        schema=schema,
+        queries={"duckdb": "SELECT id, label(s, abs(i)) AS s FROM edge"},
+        default_namespace=(NS,),
+        properties={DERIVE: "trino"},
+    )
+    version = made.metadata.current_version
+    assert version.dialects == ("duckdb",)
+    assert INLINED_FUNCTIONS_KEY not in version.summary
+    assert version.summary[REFUSED + "trino"] == "UDF_ARGUMENT_UNTYPED"
+
+
+def test_a_call_no_definition_takes_is_refused_before_anything_is_written(
+    lake: SqlCatalog, tmp_path: Path
+) -> None:
+    schema, _ = VIEWS["v_table"]
+    lake.create_or_replace_view(
+        (NS, "no_definition"),
+        schema=schema,
+        queries={"spark": "SELECT id, label(s, s) AS s FROM edge"},
+        default_namespace=(NS,),
+    )
+    view = lake.load_view((NS, "no_definition"))
+    with pytest.raises(NoMatchingDefinitionError):
+        view.add_dialects(["trino"])
+    assert view.refresh().metadata.current_version.dialects == ("spark",)
