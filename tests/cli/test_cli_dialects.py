@@ -64,3 +64,60 @@ def test_dialects_group_help(run: Callable[..., Result]) -> None:
     result = run("dialects", "--help")
     assert result.exit_code == 0
     assert "sync" in result.stdout and "iceview.derive-dialects" in result.stdout
+
+
+def test_lint_and_sync_all_follow_the_functions_views_inlined(tmp_path: object) -> None:
+    """A view whose trino SQL inlined a function: lint names the call no definition takes and the
+    translation a replaced body made stale; ``dialects sync --all`` translates it again."""
+    from pathlib import Path
+
+    from cli_support import base_env, invoke
+    from udf.engine_cases import NS, VIEWS, sqlite_lake
+
+    from iceview.function.changes import NewDefinition
+
+    root = Path(str(tmp_path))
+    catalog = sqlite_lake(root)
+    env = {
+        **base_env(root),
+        "PYICEBERG_CATALOG__LAKE__URI": f"sqlite:///{root}/c.db",
+        "PYICEBERG_CATALOG__LAKE__WAREHOUSE": f"file://{root}/wh",
+        "PYICEBERG_DEFAULT_CATALOG": "lake",
+    }
+    schema, _ = VIEWS["v_table"]
+    catalog.create_function((NS, "twice"), NewDefinition([("x", "int")], "int", {"duckdb": "x * 2"}))
+    catalog.create_view(
+        (NS, "uses_twice"),
+        schema=schema,
+        queries={"duckdb": "SELECT id, CAST(twice(i) AS VARCHAR) AS s FROM edge"},
+        default_namespace=(NS,),
+    )
+    catalog.create_view(
+        (NS, "bad_call"),
+        schema=schema,
+        queries={"spark": "SELECT id, label(s, s) AS s FROM edge"},
+        default_namespace=(NS,),
+    )
+    added = invoke(env, "add-dialect", f"{NS}.uses_twice", "trino")
+    assert added.exit_code == 0, added.stderr
+    clean = invoke(env, "lint", f"{NS}.uses_twice")
+    assert clean.exit_code == 0, clean.stdout
+
+    catalog.load_function((NS, "twice")).replace_definition("int", {"duckdb": "x * 3"})
+    linted = invoke(env, "lint", "--all", "-o", "json")
+    assert linted.exit_code == 1
+    found = {t["target"]: [p["code"] for p in t["problems"]] for t in parse_json(linted.stdout)["targets"]}
+    assert found[f"{NS}.uses_twice"] == ["stale-inlined-function"]
+    assert found[f"{NS}.bad_call"] == ["no-matching-definition"]
+    assert found[f"{NS}.v_calls"] == []
+
+    synced = invoke(env, "dialects", "sync", "--all", "-o", "json")
+    assert synced.exit_code == 0, synced.stderr
+    data = parse_json(synced.stdout)
+    assert [(v["view"], v["changed"]) for v in data["views"]] == [(f"{NS}.uses_twice", True)]
+    assert "* 3" in catalog.load_view((NS, "uses_twice")).sql_for("trino").sql
+    again = invoke(env, "dialects", "sync", "--all")
+    assert again.exit_code == 0 and "no view derives dialects" in again.stdout
+    both = invoke(env, "dialects", "sync", f"{NS}.uses_twice", "--all")
+    assert both.exit_code != 0 and "not both" in error_line(both.stderr)
+    catalog.close()

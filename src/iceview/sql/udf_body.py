@@ -27,7 +27,7 @@ from pyiceberg.types import IntegerType, NestedField
 from sqlglot import exp
 
 from iceview.errors import FunctionInliningError, SQLParseError, TranslationError
-from iceview.sql._text import parse_one_statement, quote_identifier
+from iceview.sql._text import parse_one_statement, parse_with_tokens, quote_identifier
 from iceview.sql.translate.model import translation_source
 from iceview.sql.types import type_namer
 from iceview.sql.udf_types import to_iceberg
@@ -39,6 +39,7 @@ __all__ = [
     "CallSite",
     "body_template",
     "call_sites",
+    "called_names",
     "one_expression",
     "translate_scalar_body",
 ]
@@ -86,6 +87,14 @@ class CallSite:
     start: int | None
     name_end: int | None
     in_from: bool
+
+
+def called_names(sql: str, dialect: str) -> list[tuple[str, ...]]:
+    """The names of the calls in ``sql`` (of ``dialect``) that sqlglot does not know as functions
+    of the dialect, as written, each once: the calls that may name catalog functions. SQL that does
+    not parse raises :class:`~iceview.errors.SQLParseError`."""
+    tree, _ = parse_with_tokens(sql, dialect, what="view SQL")
+    return list(dict.fromkeys(site.written for site in call_sites(tree)))
 
 
 def call_sites(tree: exp.Expr) -> Iterator[CallSite]:

@@ -211,7 +211,9 @@ def derive_version(
     }
     if not hand:
         return version
-    source = source_representation(hand)
+    # translated again from the source chosen before (add_dialects(source=...)) when it is still there
+    before = version.summary.get(PROVENANCE_KEY, "").lower()
+    source = source_representation(hand, before if any(r.dialect.lower() == before for r in hand) else None)
     have = {r.dialect.lower() for r in hand}
     catalog = version.default_catalog or context.catalog_name
     lookup = None

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FunctionSource",
     "SchemaLookup",
+    "function_preparer",
     "inlined_functions_summary",
     "source_representation",
     "translate_representations",
@@ -34,6 +35,8 @@ class FunctionSource(Protocol):
     name: str
 
     def supports_functions(self) -> bool: ...
+
+    def namespace_exists(self, namespace: tuple[str, ...]) -> bool: ...
 
     def find_function(self, identifier: tuple[str, ...]) -> Any: ...
 
@@ -63,7 +66,7 @@ def inlined_functions_summary(used: Iterable[UsedDefinition]) -> dict[str, str]:
     )
 
 
-def _function_preparer(
+def function_preparer(
     functions: FunctionSource,
     functions_as: Iterable[str],
     known_catalogs: Iterable[str],
@@ -71,6 +74,9 @@ def _function_preparer(
     tables: Any,
     used: set[UsedDefinition] | None,
 ) -> Callable[[str, str, str, tuple[str, ...]], str]:
+    """``prepare(sql, dialect, catalog, namespace) -> sql``: the calls of the functions of
+    ``functions`` (a catalog, also known by the names ``functions_as``) inlined
+    (:func:`iceview.sql.inline.source_preparer`); the definitions used are added to ``used``."""
     from iceview.sql.inline import source_preparer
 
     names = {functions.name, *functions_as}
@@ -171,7 +177,7 @@ def translate_representations(
     known = {default_catalog, *known_catalogs}
     text = src.sql
     if functions is not None and functions.supports_functions():
-        prepare = _function_preparer(functions, functions_as, known, spark_ansi, tables, used)
+        prepare = function_preparer(functions, functions_as, known, spark_ansi, tables, used)
         with contextlib.suppress(SQLParseError):  # translate() refuses it, per dialect
             text = prepare(src.sql, src.dialect.lower(), default_catalog, tuple(default_namespace))
     relation_schemas = None

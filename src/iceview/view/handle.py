@@ -59,6 +59,7 @@ from iceview.view.dialects import (
     source_representation,
     translate_representations,
 )
+from iceview.view.functions import stale_inlined
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -316,22 +317,28 @@ class View:
         """Derive again the dialects the view's ``iceview.derive-dialects`` property asks for
         (:mod:`iceview.view.derived`), from the current version's source SQL, in a new version,
         when the current version lacks them: a version written where iceview is not on the write
-        path (Iceberg-Spark on a catalog's shared JDBC tables) carries only its own SQL. A current
-        version that has every dialect the property asks for (hand-written, derived, or refused
-        with its reasons recorded) is left alone, and nothing is committed. A view without the
-        property raises ``InvalidStateError``."""
+        path (Iceberg-Spark on a catalog's shared JDBC tables) carries only its own SQL. They are
+        derived again, too, when they inlined a SQL UDF definition version that is no longer
+        current (:func:`iceview.view.functions.stale_inlined`); a view without the property then
+        derives again the dialects its current version derived. A current version that has every
+        dialect the property asks for (hand-written, derived, or refused with its reasons recorded)
+        and is in step with its functions is left alone, and nothing is committed. A view without
+        the property (and nothing stale) raises ``InvalidStateError``."""
         base = self._fresh()
         wanted = derive_dialects_of(base.properties)
+        current = base.current_version
+        cat = self._catalog
+        stale = cat is not None and cat.supports_functions() and bool(stale_inlined(current, cat))
+        if not wanted and stale:
+            wanted = tuple(sorted(derived_dialects(current)))
         if not wanted:
             raise InvalidStateError(
                 f"View {self._name} derives no dialects: set its {DERIVE_DIALECTS} property first "
                 f"(e.g. {DERIVE_DIALECTS}=trino,duckdb)"
             )
-        current = base.current_version
-        if self._catalog is None:
+        if cat is None:
             context = DeriveContext(self._name.split(".", 1)[0], {})
         else:
-            cat = self._catalog
 
             def lookup(sql: str, dialect: str, version: ViewVersion) -> Mapping[tuple[str, ...], Schema]:
                 return cat.relation_schemas(
@@ -347,7 +354,7 @@ class View:
         # again, iceview serve, names catalogs as it knows them)
         accounted = {d.lower() for d in current.dialects} | set(refusals(current))
         drop_allowed = base.properties.get(REPLACE_DROP_DIALECT_ALLOWED, "").lower() == "true"
-        if accounted >= set(wanted) and drop_allowed:
+        if accounted >= set(wanted) and drop_allowed and not stale:
             return self
         derived = derive_version(current, wanted, base.schema, base.properties, context)
         # the version's own summary is kept: it says which engine (and Spark semantics) wrote the SQL

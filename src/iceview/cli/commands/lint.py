@@ -4,6 +4,12 @@ Each problem is a JSON path, a code and a message. Besides the codes of
 :data:`iceview.spec.validate.CODES`, a target that cannot be read at all has ``not-found`` (the
 file does not exist), ``unreadable`` (it cannot be read) or ``invalid-metadata`` (corrupt gzip,
 malformed JSON, a missing or mistyped field: the path says where).
+
+A view of a catalog that keeps SQL UDFs is also checked against the functions its SQL calls
+(:func:`iceview.view.functions.function_problems`): ``missing-function``,
+``no-matching-definition``, ``ambiguous-function-call``, ``udf-<code>`` (a call no engine could
+run, e.g. ``udf-argument-untyped``) and ``stale-inlined-function`` (translated dialects that
+inlined a definition version that is no longer current).
 """
 
 from __future__ import annotations
@@ -67,8 +73,14 @@ def _unreadable(error: BaseException) -> Finding:
     return Finding("$", "unreadable", str(error))
 
 
-def check(label: str, kind: str, load: Callable[[], ViewMetadata]) -> Checked:
-    """Load a target and validate it; failures to load are findings too."""
+def check(
+    label: str,
+    kind: str,
+    load: Callable[[], ViewMetadata],
+    more: Callable[[ViewMetadata], list[Finding]] | None = None,
+) -> Checked:
+    """Load a target and validate it (and check it with ``more`` when it is valid); failures to
+    load are findings too."""
     from iceview.errors import InvalidMetadataError, NotFoundError
     from iceview.spec import validate
 
@@ -83,7 +95,23 @@ def check(label: str, kind: str, load: Callable[[], ViewMetadata]) -> Checked:
         result.findings = [Finding(p.path, p.code, p.message) for p in validate(md)]
     except InvalidMetadataError as e:
         result.findings.append(_unreadable(e))
+    if more is not None and not result.findings:
+        result.findings = more(md)
     return result
+
+
+def _function_checks(state: State) -> Callable[[ViewMetadata], list[Finding]] | None:
+    """The checks of a catalog view against the SQL UDFs it calls, when the catalog keeps them."""
+    catalog = state.catalog()
+    if not catalog.supports_functions():
+        return None
+
+    def checks(md: ViewMetadata) -> list[Finding]:
+        from iceview.view.functions import function_problems
+
+        return [Finding(p.path, p.code, p.message) for p in function_problems(md, catalog)]
+
+    return checks
 
 
 def _view_loader(state: State, levels: tuple[str, ...]) -> Callable[[], ViewMetadata]:
@@ -126,10 +154,11 @@ def lint(state: State, targets: tuple[str, ...], all_views: bool) -> None:
                 levels = parse_name(target)
                 jobs.append((format_name(levels), "view", _view_loader(state, levels)))
     results: list[Checked] = []
+    functions = _function_checks(state) if any(kind == "view" for _, kind, _ in jobs) else None
     for i, (label, kind, load) in enumerate(jobs, 1):
         try:
             with step(f"linting {label} ({i} of {len(jobs)})"):
-                results.append(check(label, kind, load))
+                results.append(check(label, kind, load, functions if kind == "view" else None))
         except NoSuchViewError:
             if all_views:  # dropped while we were linting
                 continue

@@ -1,0 +1,160 @@
+"""A view's SQL UDFs: the calls of its SQL that the catalog's functions must answer, and the
+definition versions its translated dialects inlined (``iceview.inlined-functions``), checked
+against the catalog: what ``lint`` reports and what makes ``sync_dialects`` translate again."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from iceview.errors import FunctionInliningError, FunctionResolutionError, SQLParseError
+from iceview.spec import SQLRepresentation, ViewMetadata, ViewVersion
+from iceview.sql.translate.keys import INLINED_FUNCTIONS_KEY
+from iceview.sql.udf_body import called_names
+from iceview.view.dialects import FunctionSource, function_preparer
+
+__all__ = [
+    "FunctionProblem",
+    "InlinedDefinition",
+    "function_problems",
+    "inlined_definitions",
+    "stale_inlined",
+]
+
+
+@dataclass(frozen=True)
+class InlinedDefinition:
+    """A definition version a version's translated dialects inlined."""
+
+    namespace: tuple[str, ...]
+    name: str
+    definition_id: str
+    version_id: int
+
+    def label(self) -> str:
+        return f"{'.'.join((*self.namespace, self.name))}({self.definition_id}) version {self.version_id}"
+
+
+@dataclass(frozen=True)
+class FunctionProblem:
+    """A problem of a view with the functions it calls: a stable ``code``, a message and the JSON
+    path of the view metadata it is about."""
+
+    path: str
+    code: str
+    message: str
+
+
+def inlined_definitions(version: ViewVersion) -> list[InlinedDefinition] | None:
+    """The definition versions ``version``'s translated dialects inlined (none: the key is absent),
+    or None when the summary entry cannot be read."""
+    raw = version.summary.get(INLINED_FUNCTIONS_KEY)
+    if raw is None:
+        return []
+    try:
+        entries = json.loads(raw)
+        return [
+            InlinedDefinition(
+                tuple(str(n) for n in e["namespace"]),
+                str(e["name"]),
+                str(e["definition-id"]),
+                int(e["version-id"]),
+            )
+            for e in entries
+        ]
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def stale_inlined(version: ViewVersion, functions: FunctionSource) -> list[str]:
+    """Why ``version``'s translated dialects are out of step with the functions they inlined: one
+    line per definition that was dropped or has another current version (empty: in step)."""
+    used = inlined_definitions(version)
+    if used is None:
+        return [f"its {INLINED_FUNCTIONS_KEY} entry cannot be read"]
+    out: list[str] = []
+    loaded: dict[tuple[str, ...], Any] = {}
+    for u in used:
+        ident = (*u.namespace, u.name)
+        if ident not in loaded:
+            loaded[ident] = functions.find_function(ident)
+        metadata = loaded[ident]
+        if metadata is None:
+            out.append(f"{u.label()} was inlined; the function no longer exists")
+            continue
+        definition = metadata.definition(u.definition_id)
+        if definition is None:
+            out.append(f"{u.label()} was inlined; the definition no longer exists")
+        elif definition.current_version_id != u.version_id:
+            out.append(f"{u.label()} was inlined; its current version is {definition.current_version_id}")
+    return out
+
+
+def function_problems(
+    metadata: ViewMetadata, functions: FunctionSource, *, default_catalog: str | None = None
+) -> list[FunctionProblem]:
+    """The problems of the current version of a view of ``functions`` with the SQL UDFs it calls:
+
+    * ``missing-function``: a qualified call (``ns.f(...)``) of a namespace of the catalog that
+      holds no such function;
+    * a call the engines could not run: ``no-matching-definition``, ``ambiguous-function-call``, or
+      ``udf-<code>`` for :class:`~iceview.errors.FunctionInliningError` (``udf-argument-untyped``);
+    * ``stale-inlined-function``: its translated dialects inlined a definition version that is no
+      longer current (translate them again: ``iceview dialects sync``)."""
+    from iceview.sql import qualify_parts
+    from iceview.sql.translate import spark_ansi_mode
+
+    current = metadata.current_version
+    index = next(i for i, v in enumerate(metadata.versions) if v.version_id == current.version_id)
+    catalog = current.default_catalog or default_catalog or functions.name
+    namespace = tuple(current.default_namespace)
+    names = {functions.name, catalog}
+    problems: list[FunctionProblem] = []
+    spark_ansi = spark_ansi_mode(current.summary, metadata.properties)
+    prepare = function_preparer(functions, names, names, spark_ansi, None, None)
+    for j, rep in enumerate(current.representations):
+        if not isinstance(rep, SQLRepresentation):
+            continue
+        path = f"$.versions[{index}].representations[{j}].sql"
+        dialect = rep.dialect.lower()
+        try:
+            called = called_names(rep.sql, dialect)
+        except (SQLParseError, ValueError):
+            continue  # not a dialect sqlglot reads, or not SQL it parses: not lint's to say
+        for written in called:
+            if len(written) < 2:
+                continue  # a one-part name may be the engine's own function
+            qualified = qualify_parts(
+                written, default_catalog=catalog, default_namespace=namespace, known_catalogs=names
+            )
+            if qualified[0] not in names or len(qualified) < 3:
+                continue
+            if functions.namespace_exists(qualified[1:-1]) and functions.find_function(qualified[1:]) is None:
+                problems.append(
+                    FunctionProblem(
+                        path,
+                        "missing-function",
+                        f"The {rep.dialect} SQL calls {'.'.join(written)}, and the catalog has no function "
+                        f"{'.'.join(qualified[1:])}",
+                    )
+                )
+        try:
+            prepare(rep.sql, dialect, catalog, namespace)
+        except FunctionInliningError as e:
+            code = "udf-" + e.code.lower().removeprefix("udf_").replace("_", "-")
+            problems.append(FunctionProblem(path, code, f"The {rep.dialect} SQL cannot run: {e}"))
+        except FunctionResolutionError as e:
+            code = "ambiguous-function-call" if "Ambiguous" in type(e).__name__ else "no-matching-definition"
+            problems.append(FunctionProblem(path, code, f"The {rep.dialect} SQL cannot run: {e}"))
+        except (SQLParseError, ValueError):
+            continue
+    for reason in stale_inlined(current, functions):
+        problems.append(
+            FunctionProblem(
+                f"$.versions[{index}].summary",
+                "stale-inlined-function",
+                f"Its translated dialects are out of step: {reason} (iceview dialects sync translates them again)",
+            )
+        )
+    return problems
