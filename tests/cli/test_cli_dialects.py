@@ -102,6 +102,11 @@ def test_lint_and_sync_all_follow_the_functions_views_inlined(tmp_path: object) 
     assert added.exit_code == 0, added.stderr
     clean = invoke(env, "lint", f"{NS}.uses_twice")
     assert clean.exit_code == 0, clean.stdout
+    # the functions a view calls are shown with it
+    shown = invoke(env, "show", f"{NS}.uses_twice")
+    assert shown.exit_code == 0 and "functions" in shown.stdout and "fn.twice" in shown.stdout
+    data = parse_json(invoke(env, "show", f"{NS}.v_calls", "-o", "json").stdout)
+    assert data["functions"] == ["fn.add_one", "fn.label"]
 
     catalog.load_function((NS, "twice")).replace_definition("int", {"duckdb": "x * 3"})
     linted = invoke(env, "lint", "--all", "-o", "json")

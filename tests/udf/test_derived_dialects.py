@@ -218,3 +218,21 @@ def test_lint_problems_of_a_view_with_its_functions(lake: SqlCatalog, sql: str, 
     assert [p.code for p in problems] == [code]
     index = len(view.metadata.versions) - 1
     assert problems[0].path == f"$.versions[{index}].representations[0].sql"
+
+
+def test_a_views_functions_are_its_dependencies(lake: SqlCatalog) -> None:
+    from iceview.view.functions import called_functions
+
+    assert called_functions(lake.load_view((NS, "v_calls")).metadata, lake) == [
+        ("fn", "add_one"),
+        ("fn", "label"),
+    ]
+    assert called_functions(lake.load_view((NS, "v_table")).metadata, lake) == [("fn", "by_color")]
+    schema, _ = VIEWS["v_table"]
+    plain = lake.create_or_replace_view(
+        (NS, "calls_nothing"),
+        schema=schema,
+        queries={"spark": "SELECT id, date_format(dt, 'y') AS s FROM edge WHERE fn.nope(i) > 0"},
+        default_namespace=(NS,),
+    )
+    assert called_functions(plain.metadata, lake) == []

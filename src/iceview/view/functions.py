@@ -91,6 +91,43 @@ def stale_inlined(version: ViewVersion, functions: FunctionSource) -> list[str]:
     return out
 
 
+def called_functions(
+    metadata: ViewMetadata, functions: FunctionSource, *, default_catalog: str | None = None
+) -> list[tuple[str, ...]]:
+    """The functions of ``functions`` (a catalog) that the current version of one of its views
+    calls: the view's dependencies besides the relations it reads. Each identifier (namespace and
+    name) once, in the order of the first call: qualified calls (``ns.f(...)``) of the catalog, and
+    one-part calls (``f(...)``) of a name sqlglot does not know as the dialect's function that the
+    view's default namespace holds, as Iceberg-Spark resolves them. Calls in the function bodies
+    are not followed."""
+    from iceview.sql import qualify_parts
+
+    current = metadata.current_version
+    catalog = current.default_catalog or default_catalog or functions.name
+    namespace = tuple(current.default_namespace)
+    names = {functions.name, catalog}
+    found: dict[tuple[str, ...], None] = {}
+    for rep in current.representations:
+        if not isinstance(rep, SQLRepresentation):
+            continue
+        try:
+            called = called_names(rep.sql, rep.dialect.lower())
+        except (SQLParseError, ValueError):
+            continue
+        for written in called:
+            if len(written) == 1:
+                qualified: tuple[str, ...] = (catalog, *namespace, written[0])
+            else:
+                qualified = qualify_parts(
+                    written, default_catalog=catalog, default_namespace=namespace, known_catalogs=names
+                )
+            ident = qualified[1:]
+            known = qualified[0] in names and len(qualified) > 2 and ident not in found
+            if known and functions.find_function(ident) is not None:
+                found[ident] = None
+    return list(found)
+
+
 def function_problems(
     metadata: ViewMetadata, functions: FunctionSource, *, default_catalog: str | None = None
 ) -> list[FunctionProblem]:

@@ -54,7 +54,18 @@ def _json(target: Target, state: State) -> dict[str, object]:
         "current-version": version_json(current),
         "schema": schema_json(md, current.schema_id),
         "properties": dict(md.properties),
+        **({"functions": [".".join(f) for f in _functions(target, state)]} if target.kind == "view" else {}),
     }
+
+
+def _functions(target: Target, state: State) -> list[tuple[str, ...]]:
+    """The catalog's SQL UDFs a view calls (none when the catalog keeps none)."""
+    catalog = state.catalog()
+    if not catalog.supports_functions():
+        return []
+    from iceview.view.functions import called_functions
+
+    return called_functions(target.metadata, catalog)
 
 
 def _text(target: Target, out: Output, state: State) -> None:
@@ -82,6 +93,9 @@ def _text(target: Target, out: Output, state: State) -> None:
         ("default namespace", namespace_text(current.default_namespace)),
         ("default catalog", current.default_catalog or "(the view's catalog)"),
     ]
+    called = _functions(target, state) if target.kind == "view" else []
+    if called:
+        rows.append(("functions", ", ".join(".".join(f) for f in called)))
     out.fields(rows)
 
     out.blank()
