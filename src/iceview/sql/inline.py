@@ -19,19 +19,19 @@ the catalog, named with its namespace) by the function's body, in the engine's d
 * Calls nested in arguments are inlined first; calls inside a body resolve in the function's own
   namespace. Nesting deeper than :data:`MAX_NESTING` is refused (``UDF_NESTING``: a function that
   calls itself).
-* Table functions (``udtf``) are not inlined yet (``UDF_TABLE_FUNCTION``); nor are calls with
-  ``DISTINCT``, ``*``, a window or a mix of named and positional arguments (``UDF_CALL_FORM``).
+* Table functions (``udtf``) in ``FROM`` or after ``LATERAL`` become a subquery of their body
+  (:mod:`iceview.sql.udtf_body`). Calls with ``DISTINCT``, ``*``, a window, ``FILTER`` or a mix of
+  named and positional arguments are refused (``UDF_CALL_FORM``).
+* :mod:`iceview.sql.udf_names` tells cheaply which SQL may call a catalog function at all.
 
 Everything of the SQL outside the calls is kept byte for byte; argument texts too.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.tokenizer_core import Token, TokenType
@@ -39,7 +39,6 @@ from sqlglot.tokenizer_core import Token, TokenType
 from iceview.errors import FunctionInliningError, SQLParseError, TranslationError
 from iceview.sql._text import (
     apply_edits,
-    get_dialect,
     parse_one_statement,
     parse_with_tokens,
     quote_identifier,
@@ -47,6 +46,7 @@ from iceview.sql._text import (
 from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify, qualify_parts
 from iceview.sql.types import type_namer
 from iceview.sql.udf_body import BodyTemplate, CallSite, body_template, call_sites
+from iceview.sql.udf_names import maybe_calls, nondeterministic, sqlglot_builtins
 from iceview.sql.udf_types import to_iceberg
 from iceview.sql.udf_typing import UNKNOWN, ArgumentTyper, ColumnTypes
 from iceview.sql.udtf_body import table_body_template
@@ -73,58 +73,6 @@ MAX_TEXT = 512 * 1024
 
 FunctionLookup = Callable[[tuple[str, ...]], "FunctionMetadata | None"]
 """Qualified name (catalog first) -> the catalog function's metadata, or ``None``: not a function."""
-
-_MAYBE_CALL = re.compile(r"[\w`\"\]]\s*\.\s*[\w`\"]+\s*\(")
-_ONE_PART_CALL = re.compile(r"(`[^`]*`|\"[^\"]*\"|\b[^\W\d]\w*)\s*\(")
-_AFTER_AS = re.compile(r"\bAS\s+\Z", re.I)
-_NONDETERMINISTIC = frozenset(
-    {
-        "rand",
-        "randn",
-        "random",
-        "uuid",
-        "gen_random_uuid",
-        "shuffle",
-        "monotonically_increasing_id",
-        "spark_partition_id",
-        "input_file_name",
-        "setseed",
-        "nextval",
-        "random_string",
-    }
-)
-
-
-def maybe_calls(sql: str, dialect: str = "spark", *, one_part: bool = False) -> bool:
-    """Whether ``sql`` may call a catalog function (a cheap test before parsing): by a dotted
-    name, or with ``one_part`` by a name sqlglot does not know as a function of ``dialect``."""
-    if _MAYBE_CALL.search(sql) is not None:
-        return True
-    if not one_part:
-        return False
-    known = _known_names(dialect.lower())
-    for m in _ONE_PART_CALL.finditer(sql):
-        name = m.group(1)
-        if (name[0] in '`"' or name.upper() not in known) and _AFTER_AS.search(
-            sql, max(0, m.start() - 8), m.start()
-        ) is None:  # AS v(a, b) names a relation's columns
-            return True
-    return False
-
-
-@lru_cache(maxsize=8)
-def _known_names(dialect: str) -> frozenset[str]:
-    """Names sqlglot parses as functions or keywords in ``dialect`` (upper-case): never a call
-    of a catalog function."""
-    d = get_dialect(dialect)
-    parser = d.parser_class
-    names = (
-        set(parser.FUNCTIONS)
-        | set(getattr(parser, "FUNCTION_PARSERS", {}))
-        | set(getattr(parser, "NO_PAREN_FUNCTION_PARSERS", {}))
-    )
-    names |= {k.upper() for k in d.tokenizer_class.KEYWORDS}
-    return frozenset(names)
 
 
 @dataclass(frozen=True, order=True)
@@ -379,7 +327,7 @@ class FunctionInliner:
         return_null = definition.current_version.on_null_input == "return-null"
         for i, text in enumerate(resolved.arguments):
             reads = template.uses[i] + (1 if return_null else 0)
-            if reads > 1 and _nondeterministic(text):
+            if reads > 1 and nondeterministic(text):
                 raise FunctionInliningError(
                     "UDF_NONDETERMINISTIC_ARGUMENT",
                     f"Cannot inline {call.written}(...): its argument {_short(text)} is not deterministic "
@@ -560,21 +508,9 @@ def _arguments(sql: str, tokens: list[Token], open_at: int) -> tuple[int, list[s
     raise FunctionInliningError("UDF_CALL_FORM", "A function call's parentheses do not close")
 
 
-def _nondeterministic(text: str) -> bool:
-    lowered = text.lower()
-    return any(re.search(rf"\b{name}\s*\(", lowered) for name in _NONDETERMINISTIC) or maybe_calls(text)
-
-
 def _short(text: str, limit: int = 80) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 3] + "..."
-
-
-def sqlglot_builtins(dialect: str) -> Callable[[str], bool]:
-    """Whether sqlglot knows a name as a function (or keyword) of ``dialect``: the ``builtin`` test
-    for SQL read away from its engine (a view's Spark SQL read in DuckDB)."""
-    known = _known_names(dialect.lower())
-    return lambda name: name.upper() in known
 
 
 def source_preparer(
