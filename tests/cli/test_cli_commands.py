@@ -122,7 +122,7 @@ def test_show_json(shared: Demo) -> None:
     data = parse_json(read(shared, "show", VIEW, "-o", "json").stdout)
     assert list(data) == [
         "view", "catalog", "metadata-file", "uuid", "format-version", "location",
-        "current-version-id", "current-version", "schema", "properties",
+        "current-version-id", "current-version", "schema", "properties", "functions",
     ]  # fmt: skip
     assert data["view"] == VIEW and data["catalog"] == CATALOG
     assert data["current-version-id"] == 3

@@ -72,9 +72,9 @@ def test_lint_and_sync_all_follow_the_functions_views_inlined(tmp_path: object) 
     from pathlib import Path
 
     from cli_support import base_env, invoke
-    from udf.engine_cases import NS, VIEWS, sqlite_lake
 
     from iceview.function.changes import NewDefinition
+    from udf.engine_cases import NS, VIEWS, sqlite_lake
 
     root = Path(str(tmp_path))
     catalog = sqlite_lake(root)
@@ -125,4 +125,64 @@ def test_lint_and_sync_all_follow_the_functions_views_inlined(tmp_path: object) 
     assert again.exit_code == 0 and "no view derives dialects" in again.stdout
     both = invoke(env, "dialects", "sync", f"{NS}.uses_twice", "--all")
     assert both.exit_code != 0 and "not both" in error_line(both.stderr)
+    catalog.close()
+
+
+def test_functions_in_translate_add_dialect_and_sync_all(tmp_path: object) -> None:
+    """``translate VIEW`` inlines as ``add-dialect`` does; a call that cannot be inlined is a
+    refusal naming the view (exit 7); ``sync --all`` names a view it cannot sync and goes on."""
+    from pathlib import Path
+
+    from cli_support import base_env, invoke
+
+    from iceview.function.changes import NewDefinition
+    from udf.engine_cases import NS, VIEWS, sqlite_lake
+
+    root = Path(str(tmp_path))
+    catalog = sqlite_lake(root)
+    env = {
+        **base_env(root),
+        "PYICEBERG_CATALOG__LAKE__URI": f"sqlite:///{root}/c.db",
+        "PYICEBERG_CATALOG__LAKE__WAREHOUSE": f"file://{root}/wh",
+        "PYICEBERG_DEFAULT_CATALOG": "lake",
+    }
+    translated = invoke(env, "translate", f"{NS}.v_table", "--to", "trino")
+    assert translated.exit_code == 0, translated.stderr
+    assert invoke(env, "add-dialect", f"{NS}.v_table", "trino").exit_code == 0
+    stored = catalog.load_view((NS, "v_table")).sql_for("trino").sql
+    assert translated.stdout.strip() == stored.strip() and "by_color" not in stored
+
+    schema, _ = VIEWS["v_table"]
+    catalog.create_view(
+        (NS, "untyped"),
+        schema=schema,
+        queries={"spark": "SELECT id, label(s, abs(i)) AS s FROM edge"},
+        default_namespace=(NS,),
+    )
+    refused = invoke(env, "add-dialect", f"{NS}.untyped", "duckdb")
+    assert refused.exit_code == 7
+    assert error_line(refused.stderr).startswith(
+        f"iceview: {NS}.untyped: nothing was committed: UDF_ARGUMENT_UNTYPED"
+    )
+    refused = invoke(env, "translate", f"{NS}.untyped", "--to", "duckdb")
+    assert refused.exit_code == 7 and "UDF_ARGUMENT_UNTYPED" in refused.stderr
+
+    # two stale views; the first cannot be translated again (its function is gone), the second can
+    for name in ("f_a", "f_b"):
+        catalog.create_function((NS, name), NewDefinition([("x", "int")], "int", {"duckdb": "x * 2"}))
+        catalog.create_view(
+            (NS, f"a_{name}"),
+            schema=schema,
+            queries={"duckdb": f"SELECT id, CAST({name}(i) AS VARCHAR) AS s FROM edge"},
+            default_namespace=(NS,),
+        )
+        assert invoke(env, "add-dialect", f"{NS}.a_{name}", "trino").exit_code == 0
+    catalog.drop_function((NS, "f_a"))
+    catalog.load_function((NS, "f_b")).replace_definition("int", {"duckdb": "x * 3"})
+    synced = invoke(env, "dialects", "sync", "--all", "-o", "json")
+    assert synced.exit_code == 1
+    data = parse_json(synced.stdout)
+    assert [f["view"] for f in data["failed"]] == [f"{NS}.a_f_a"]
+    assert [(v["view"], v["changed"]) for v in data["views"]] == [(f"{NS}.a_f_b", True)]
+    assert "* 3" in catalog.load_view((NS, "a_f_b")).sql_for("trino").sql
     catalog.close()

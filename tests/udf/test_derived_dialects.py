@@ -236,3 +236,84 @@ def test_a_views_functions_are_its_dependencies(lake: SqlCatalog) -> None:
         default_namespace=(NS,),
     )
     assert called_functions(plain.metadata, lake) == []
+
+
+# ---------------------------------------------------------------------------------------------- found by
+# the blind outside check of derived dialects (each failed before its fix)
+
+
+def test_adding_a_definition_that_calls_now_take_makes_the_translation_stale(lake: SqlCatalog) -> None:
+    from iceview.function.changes import NewDefinition
+    from iceview.view.functions import stale_inlined
+
+    lake.create_function((NS, "kind"), NewDefinition([("x", "long")], "string", {"duckdb": "'long'"}))
+    schema, _ = VIEWS["v_table"]
+    lake.create_or_replace_view(
+        (NS, "uses_kind"),
+        schema=schema,
+        queries={"duckdb": "SELECT id, kind(i) AS s FROM edge"},
+        default_namespace=(NS,),
+    )
+    view = lake.load_view((NS, "uses_kind")).add_dialects(["trino"])
+    assert stale_inlined(view.metadata.current_version, lake) == []
+    lake.load_function((NS, "kind")).add_definition(
+        NewDefinition([("x", "int")], "string", {"duckdb": "'int'"})
+    )
+    assert stale_inlined(view.refresh().metadata.current_version, lake) == [
+        "its calls now resolve to fn.kind(int) instead of fn.kind(long)"
+    ]
+    synced = view.sync_dialects().metadata.current_version
+    assert "'int'" in synced.sql_for("trino").sql
+    assert inlined(synced.summary) == [("fn.kind", "int", 1)]
+
+
+def test_add_dialects_of_a_view_that_derives_its_dialects_says_where_they_go(lake: SqlCatalog) -> None:
+    from iceview.errors import InvalidArgumentError
+
+    schema, queries = VIEWS["v_table"]
+    view = lake.create_or_replace_view(
+        (NS, "derives_duckdb"),
+        schema=schema,
+        queries={"spark": queries["spark"]},
+        default_namespace=(NS,),
+        properties={DERIVE: "duckdb"},
+    )
+    before = view.metadata.current_version.version_id
+    with pytest.raises(InvalidArgumentError, match=r"add trino to that property instead"):
+        view.add_dialects(["trino"])
+    assert view.refresh().metadata.current_version.version_id == before
+    assert view.add_dialects(["duckdb"]).metadata.current_version.version_id == before  # has it
+
+
+def test_refusal_codes_of_calls_no_definition_takes(lake: SqlCatalog) -> None:
+    schema, _ = VIEWS["v_table"]
+    for name, sql, code in [
+        ("no_definition_derived", "SELECT id, label(s, s) AS s FROM edge", "UDF_NO_MATCHING_DEFINITION"),
+        (
+            "ambiguous_derived",
+            "SELECT id, CAST(add_one(NULL) AS STRING) AS s FROM edge",
+            "UDF_AMBIGUOUS_CALL",
+        ),
+    ]:
+        made = lake.create_or_replace_view(
+            (NS, name),
+            schema=schema,
+            queries={"duckdb": sql},
+            default_namespace=(NS,),
+            properties={DERIVE: "trino"},
+        )
+        assert made.metadata.current_version.summary[REFUSED + "trino"] == code
+
+
+def test_calls_in_a_window_partition_and_in_order_by_of_a_grouped_query(lake: SqlCatalog) -> None:
+    from iceview.duckdb import DuckDBViews
+
+    with DuckDBViews(lake, namespace=NS) as views:
+        assert views.execute(
+            "SELECT id, count(*) OVER (PARTITION BY label(color, 0)) AS n FROM edge ORDER BY id"
+        ) == [(1, 2), (2, 2), (3, 2), (4, 1), (5, 2)]
+        assert views.execute(
+            "SELECT label(color, 1) AS k, count(*) AS n FROM edge GROUP BY color ORDER BY label(color, 1)"
+        ) == [("red:1", 2), ("yellow:1", 1), ("∅:1", 2)]
+        with pytest.raises(Exception, match="UDF_CALL_FORM"):
+            views.execute("SELECT label(color, 0) OVER (ORDER BY id) FROM edge")

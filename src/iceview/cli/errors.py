@@ -21,6 +21,8 @@ from iceview.errors import (
     CommitFailedError,
     CommitStateUnknownError,
     DialectsRefusedError,
+    FunctionInliningError,
+    FunctionResolutionError,
     InvalidIdentifierError,
     InvalidMetadataError,
     NoSuchNamespaceError,
@@ -204,6 +206,8 @@ def translate(error: BaseException) -> click.ClickException:
         return NotFound(message)
     if isinstance(error, TranslationError):
         return TranslationRefused(refusal_message(error))
+    if isinstance(error, (FunctionInliningError, FunctionResolutionError)):
+        return TranslationRefused(message)  # a SQL UDF call no engine could run as written
     if isinstance(error, NotFoundError):
         return InvalidMetadata(f"cannot read view metadata: {message}")
     if isinstance(error, InvalidMetadataError):

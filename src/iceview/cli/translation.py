@@ -33,6 +33,7 @@ __all__ = [
     "DIALECTS",
     "Source",
     "function_refusals_json",
+    "inlined_sql",
     "issues_json",
     "issues_of",
     "read_text",
@@ -115,6 +116,30 @@ def source_representation(target: Target, dialect: str | None) -> SQLRepresentat
         raise NotFound(f"{target.label} has no SQL for dialect {dialect} (its dialects: {have})") from None
 
 
+def inlined_sql(
+    catalog: Catalog | None,
+    sql: str,
+    dialect: str,
+    default_catalog: str,
+    default_namespace: Sequence[str],
+    spark_ansi: bool | None,
+) -> str:
+    """``sql`` with the calls of the catalog's SQL UDFs inlined, as ``add-dialect`` translates it
+    (:func:`iceview.view.dialects.function_preparer`); as it is when the catalog keeps no functions
+    or the SQL does not parse (the translation refuses it then)."""
+    from iceview.errors import SQLParseError
+    from iceview.view.dialects import function_preparer
+
+    if catalog is None or not catalog.supports_functions():
+        return sql
+    names = {catalog.name, default_catalog}
+    prepare = function_preparer(catalog, names, names, spark_ansi, None, None)
+    try:
+        return prepare(sql, dialect, default_catalog, tuple(default_namespace))
+    except SQLParseError:
+        return sql
+
+
 def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source:
     """The current SQL of a catalog view, with the view's defaults and the schemas of what it
     reads."""
@@ -125,21 +150,23 @@ def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source
     version = target.metadata.current_version
     default_catalog = version.default_catalog or catalog.name
     namespace = tuple(version.default_namespace)
+    spark_ansi = spark_ansi_mode(version.summary, target.metadata.properties)
+    sql = inlined_sql(catalog, rep.sql, rep.dialect.lower(), default_catalog, namespace, spark_ansi)
     return Source(
-        sql=rep.sql,
+        sql=sql,
         dialect=rep.dialect.lower(),
         default_catalog=default_catalog,
         default_namespace=namespace,
         known_catalogs=frozenset({catalog.name, default_catalog}),
         schemas=relation_schemas(
             catalog,
-            rep.sql,
+            sql,
             rep.dialect.lower(),
             default_catalog=version.default_catalog,
             default_namespace=namespace,
         ),
         view_schema=target.metadata.schema,
-        spark_ansi=spark_ansi_mode(version.summary, target.metadata.properties),
+        spark_ansi=spark_ansi,
         trino_catalog_names=trino_catalog_names(catalog.name, catalog.properties, target.metadata.properties),
     )
 
@@ -147,7 +174,9 @@ def view_source(catalog: Catalog, target: Target, dialect: str | None) -> Source
 def text_source(
     catalog: Catalog | None, sql: str, dialect: str, default_catalog: str, default_namespace: tuple[str, ...]
 ) -> Source:
-    """SQL text, named relative to ``default_catalog`` and ``default_namespace``."""
+    """SQL text, named relative to ``default_catalog`` and ``default_namespace``, with the calls of
+    the catalog's SQL UDFs inlined."""
+    sql = inlined_sql(catalog, sql, dialect, default_catalog, default_namespace, None)
     return Source(
         sql=sql,
         dialect=dialect,

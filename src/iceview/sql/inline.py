@@ -467,9 +467,11 @@ class FunctionInliner:
 
 def _check_form(shown: str, site: CallSite) -> None:
     args = site.call.expressions
-    if isinstance(site.top.parent, (exp.Window, exp.Filter, exp.WithinGroup)) or any(
-        isinstance(a, (exp.Distinct, exp.Star)) for a in args
-    ):
+    # the call itself windowed or filtered; a call in a window's PARTITION BY is an argument of it
+    applied = (
+        isinstance(site.top.parent, (exp.Window, exp.Filter, exp.WithinGroup)) and site.top.arg_key == "this"
+    )
+    if applied or any(isinstance(a, (exp.Distinct, exp.Star)) for a in args):
         raise FunctionInliningError(
             "UDF_CALL_FORM", f"Cannot inline {shown}: a SQL UDF takes no DISTINCT, *, FILTER or OVER"
         )

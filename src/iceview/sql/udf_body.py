@@ -200,7 +200,9 @@ def translate_scalar_body(
     from iceview.sql.translate import UnsafeTranslationError, translate
 
     shown = f"{name}({definition.signature()})"
-    one_expression(body, source, shown)
+    # the names of the calls sqlglot does not know, as the body wrote them: the translator
+    # upper-cases them, and catalog function names are matched case-sensitively
+    spelled = {a.name.upper(): a.name for a in one_expression(body, source, shown).find_all(exp.Anonymous)}
     fields = [
         NestedField(i + 1, p.name, to_iceberg(p.type), required=False)
         for i, p in enumerate(definition.parameters)
@@ -249,7 +251,11 @@ def translate_scalar_body(
             column.set("table", None)
             column.set("db", None)
             column.set("catalog", None)
-    return str(expression.sql(target))
+    for anon in expression.find_all(exp.Anonymous):
+        written = spelled.get(anon.name.upper())
+        if written is not None and isinstance(anon.this, str):
+            anon.set("this", written)
+    return str(expression.sql(target, normalize_functions=False))
 
 
 def _translated(

@@ -59,6 +59,7 @@ class ArgumentTyper:
         """Each call's argument types (a call's arguments in order; named ones by value): a UDF
         type, ``None`` (an untyped ``NULL``) or :data:`UNKNOWN`. ``column_types`` replaces the
         typer's own for this statement."""
+        texts = [call.sql(dialect=self.dialect) for call in calls]
         for k, call in enumerate(calls):
             call.meta["iceview_call"] = k
         typed = self._typed(tree, column_types or self.column_types)
@@ -69,10 +70,19 @@ class ArgumentTyper:
                 nodes[mark] = anon
         out: list[list[object]] = []
         for k, call in enumerate(calls):
-            anon = nodes.get(k, call)
-            args = [a.expression if isinstance(a, exp.Kwarg) else a for a in anon.expressions]
-            out.append([self.type_of(a) for a in args])
+            # qualifying may put a projection's alias in place of a call of the same text (ORDER BY
+            # of a grouped query): the same text in the same statement is typed as that one
+            # (only when every call of that text is typed alike)
+            if k in nodes:
+                out.append(self._types_of(nodes[k]))
+                continue
+            same = [self._types_of(nodes[j]) for j, t in enumerate(texts) if t == texts[k] and j in nodes]
+            out.append(same[0] if same and all(x == same[0] for x in same) else self._types_of(call))
         return out
+
+    def _types_of(self, call: exp.Anonymous) -> list[object]:
+        args = [a.expression if isinstance(a, exp.Kwarg) else a for a in call.expressions]
+        return [self.type_of(a) for a in args]
 
     def _typed(self, tree: exp.Expr, column_types: ColumnTypes | None) -> exp.Expr:
         """A copy of ``tree`` with types annotated: each relation whose column types are known is

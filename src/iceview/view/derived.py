@@ -29,6 +29,7 @@ from typing import Any
 from pyiceberg.schema import Schema
 
 from iceview.errors import (
+    AmbiguousFunctionCallError,
     DialectDropError,
     FunctionInliningError,
     FunctionResolutionError,
@@ -175,7 +176,11 @@ def _codes(error: Exception) -> str:
     if isinstance(error, FunctionInliningError):
         return error.code
     if isinstance(error, FunctionResolutionError):
-        return "UDF_" + type(error).__name__.removesuffix("Error")
+        return (
+            "UDF_AMBIGUOUS_CALL"
+            if isinstance(error, AmbiguousFunctionCallError)
+            else "UDF_NO_MATCHING_DEFINITION"
+        )
     codes = getattr(error, "codes", None)
     if codes:
         return ",".join(dict.fromkeys(str(c) for c in codes))

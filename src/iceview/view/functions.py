@@ -5,14 +5,23 @@ against the catalog: what ``lint`` reports and what makes ``sync_dialects`` tran
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from iceview.errors import FunctionInliningError, FunctionResolutionError, SQLParseError
+from iceview.errors import (
+    AmbiguousFunctionCallError,
+    FunctionInliningError,
+    FunctionResolutionError,
+    SQLParseError,
+)
 from iceview.spec import SQLRepresentation, ViewMetadata, ViewVersion
-from iceview.sql.translate.keys import INLINED_FUNCTIONS_KEY
+from iceview.sql.translate.keys import INLINED_FUNCTIONS_KEY, PROVENANCE_KEY
 from iceview.sql.udf_body import called_names
 from iceview.view.dialects import FunctionSource, function_preparer
+
+if TYPE_CHECKING:
+    from iceview.sql.inline import UsedDefinition
 
 __all__ = [
     "FunctionProblem",
@@ -67,12 +76,19 @@ def inlined_definitions(version: ViewVersion) -> list[InlinedDefinition] | None:
         return None
 
 
-def stale_inlined(version: ViewVersion, functions: FunctionSource) -> list[str]:
+def stale_inlined(
+    version: ViewVersion, functions: FunctionSource, properties: Mapping[str, str] | None = None
+) -> list[str]:
     """Why ``version``'s translated dialects are out of step with the functions they inlined: one
-    line per definition that was dropped or has another current version (empty: in step)."""
+    line per definition that was dropped or has another current version, or, when each is as it
+    was, because the calls of the SQL they were translated from now resolve to other definitions
+    (one added that fits an argument better); empty: in step. ``properties`` are the view's (which
+    Spark semantics its SQL has)."""
     used = inlined_definitions(version)
     if used is None:
         return [f"its {INLINED_FUNCTIONS_KEY} entry cannot be read"]
+    if not used:
+        return []
     out: list[str] = []
     loaded: dict[tuple[str, ...], Any] = {}
     for u in used:
@@ -88,7 +104,39 @@ def stale_inlined(version: ViewVersion, functions: FunctionSource) -> list[str]:
             out.append(f"{u.label()} was inlined; the definition no longer exists")
         elif definition.current_version_id != u.version_id:
             out.append(f"{u.label()} was inlined; its current version is {definition.current_version_id}")
-    return out
+    return out or _resolved_again(version, functions, used, properties)
+
+
+def _resolved_again(
+    version: ViewVersion,
+    functions: FunctionSource,
+    used: list[InlinedDefinition],
+    properties: Mapping[str, str] | None,
+) -> list[str]:
+    """The calls of the SQL the dialects were translated from, resolved again: a line when they
+    now take other definitions than the ones inlined."""
+    from iceview.sql.translate import spark_ansi_mode
+
+    source = version.summary.get(PROVENANCE_KEY)
+    rep = version.sql_for(source) if source else None
+    if rep is None:
+        return []
+    catalog = version.default_catalog or functions.name
+    now: set[UsedDefinition] = set()
+    prepare = function_preparer(
+        functions, {catalog}, {catalog}, spark_ansi_mode(version.summary, properties or {}), None, now
+    )
+    try:
+        prepare(rep.sql, rep.dialect.lower(), catalog, tuple(version.default_namespace))
+    except (FunctionInliningError, FunctionResolutionError, SQLParseError, ValueError):
+        return []  # lint names the call; translating again would be refused the same way
+    before = {((*u.namespace, u.name), u.definition_id) for u in used}
+    after = {(u.function[1:], u.definition_id) for u in now}
+    if before == after:
+        return []
+    gone = ", ".join(f"{'.'.join(f)}({d})" for f, d in sorted(before - after)) or "none"
+    taken = ", ".join(f"{'.'.join(f)}({d})" for f, d in sorted(after - before)) or "none"
+    return [f"its calls now resolve to {taken} instead of {gone}"]
 
 
 def called_functions(
@@ -182,11 +230,15 @@ def function_problems(
             code = "udf-" + e.code.lower().removeprefix("udf_").replace("_", "-")
             problems.append(FunctionProblem(path, code, f"The {rep.dialect} SQL cannot run: {e}"))
         except FunctionResolutionError as e:
-            code = "ambiguous-function-call" if "Ambiguous" in type(e).__name__ else "no-matching-definition"
+            code = (
+                "ambiguous-function-call"
+                if isinstance(e, AmbiguousFunctionCallError)
+                else "no-matching-definition"
+            )
             problems.append(FunctionProblem(path, code, f"The {rep.dialect} SQL cannot run: {e}"))
         except (SQLParseError, ValueError):
             continue
-    for reason in stale_inlined(current, functions):
+    for reason in stale_inlined(current, functions, metadata.properties):
         problems.append(
             FunctionProblem(
                 f"$.versions[{index}].summary",

@@ -262,6 +262,18 @@ class View:
         reps = [r for r in current.representations if isinstance(r, SQLRepresentation)]
         if not reps:
             raise InvalidStateError(f"View {self._name} has no SQL representation to translate")
+        dialects = list(dialects)
+        derives = derive_dialects_of(base.properties)
+        have = {d.lower() for d in current.dialects}
+        extra = [
+            d for d in (x.strip().lower() for x in dialects) if derives and d not in derives and d not in have
+        ]
+        if extra:
+            # every commit derives exactly the property's dialects again: one added here would be lost
+            raise InvalidArgumentError(
+                f"View {self._name} derives its dialects ({DERIVE_DIALECTS}={','.join(derives)}): "
+                f"add {', '.join(dict.fromkeys(extra))} to that property instead"
+            )
         catalog_name = self._name.split(".", 1)[0] if self._catalog is None else self._catalog.name
         lookup: SchemaLookup | None = None
         if schemas is not None:
@@ -328,7 +340,11 @@ class View:
         wanted = derive_dialects_of(base.properties)
         current = base.current_version
         cat = self._catalog
-        stale = cat is not None and cat.supports_functions() and bool(stale_inlined(current, cat))
+        stale = (
+            cat is not None
+            and cat.supports_functions()
+            and bool(stale_inlined(current, cat, base.properties))
+        )
         if not wanted and stale:
             wanted = tuple(sorted(derived_dialects(current)))
         if not wanted:

@@ -19,6 +19,7 @@ from iceview.cli.targets import Target, load_view
 from iceview.cli.translation import (
     DIALECTS,
     function_refusals_json,
+    inlined_sql,
     issues_json,
     issues_of,
     refusals,
@@ -64,7 +65,8 @@ def add_dialect(
 
     For a function (a name holding no view but a function, or --function), each definition that
     lacks a DIALECT gets a new current version with its body translated, all in one commit."""
-    from iceview.errors import TranslationError
+    from iceview.errors import FunctionInliningError, FunctionResolutionError, TranslationError
+    from iceview.sql.translate import spark_ansi_mode
 
     if function or names_a_function(state, view):
         _add_to_function(state, view, dialects, from_dialect, definitions)
@@ -91,9 +93,21 @@ def add_dialect(
 
     # the schemas of what the SQL reads, looked up here: when the SQL does not parse there are none,
     # and add_dialects refuses the translation (its own look-up would raise SQLParseError instead)
+    try:
+        # of the SQL add_dialects translates: with the catalog's SQL UDF calls inlined
+        inlined = inlined_sql(
+            catalog,
+            source.sql,
+            source_dialect,
+            before.default_catalog or catalog.name,
+            before.default_namespace,
+            spark_ansi_mode(before.summary, target.metadata.properties),
+        )
+    except (FunctionInliningError, FunctionResolutionError):
+        inlined = source.sql  # add_dialects raises it again, and it is reported below
     schemas = relation_schemas(
         catalog,
-        source.sql,
+        inlined,
         source_dialect,
         default_catalog=before.default_catalog,
         default_namespace=before.default_namespace,
@@ -101,6 +115,23 @@ def add_dialect(
     try:
         with committing("adding the dialects"):
             target.view.add_dialects(wanted, source=source_dialect, schemas=schemas or {})
+    except (FunctionInliningError, FunctionResolutionError) as e:
+        # a call of the catalog's SQL UDFs that cannot be inlined: no dialect can be written
+        message = f"{target.label}: nothing was committed: {e}"
+        if out.is_json:
+            out.json(
+                {
+                    "view": target.label,
+                    "changed": False,
+                    "version-id": before.version_id,
+                    "translated-from": source_dialect,
+                    "refused": {d: [] for d in wanted},
+                    "error": message,
+                    "metadata-file": target.metadata.metadata_file_location,
+                }
+            )
+            click.get_current_context().exit(TranslationRefused.exit_code)
+        raise TranslationRefused(message) from e
     except TranslationError as e:
         message = refused(f"{target.label}: nothing was committed: ", e).format_message()
         if out.is_json:

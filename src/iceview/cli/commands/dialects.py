@@ -15,7 +15,8 @@ import click
 
 from iceview.cli import completion
 from iceview.cli.context import IceviewGroup, State, command, common_options, pass_state
-from iceview.cli.errors import CliUsageError
+from iceview.cli.errors import CliUsageError, ExitCode, warn
+from iceview.cli.errors import translate as translate_error
 from iceview.cli.interrupts import committing
 from iceview.cli.names import format_name
 from iceview.cli.output import Output
@@ -48,7 +49,7 @@ def sync(state: State, view: str | None, all_views: bool) -> None:
     dialect that cannot be translated safely is left out and the version summary records why.
     Nothing is committed when the view is in step. With --all, every view of the catalog that
     derives dialects, or whose translated dialects inlined a function that changed."""
-    from iceview.errors import NoSuchViewError
+    from iceview.errors import IceviewError, NoSuchViewError
 
     ctx = click.get_current_context()
     if all_views == (view is not None):
@@ -64,6 +65,7 @@ def sync(state: State, view: str | None, all_views: bool) -> None:
             _say(out, result)
         return
     results = []
+    failed: list[dict[str, str]] = []
     for levels in walk(state.catalog(), "views"):
         label = format_name(levels)
         try:
@@ -72,14 +74,23 @@ def sync(state: State, view: str | None, all_views: bool) -> None:
             continue  # dropped meanwhile
         if not _wants_sync(state, found):
             continue
-        result = _sync(label, found)
+        try:
+            result = _sync(label, found)
+        except IceviewError as e:  # one view that cannot be synced does not stop the others
+            message = translate_error(e).format_message()
+            failed.append({"view": label, "error": message})
+            if not out.is_json:
+                warn(f"{label}: not synced, nothing was committed: {message}")
+            continue
         results.append(result)
         if not out.is_json:
             _say(out, result)
     if out.is_json:
-        out.json({"views": results, "changed": sum(1 for r in results if r["changed"])})
-    elif not results:
+        out.json({"views": results, "changed": sum(1 for r in results if r["changed"]), "failed": failed})
+    elif not results and not failed:
         out.line("no view derives dialects or inlined a function that changed")
+    if failed:
+        ctx.exit(int(ExitCode.FAILURE))
 
 
 def _wants_sync(state: State, view: View) -> bool:
@@ -89,7 +100,8 @@ def _wants_sync(state: State, view: View) -> bool:
     if DERIVE_DIALECTS in view.metadata.properties:
         return True
     catalog = state.catalog()
-    return catalog.supports_functions() and bool(stale_inlined(view.metadata.current_version, catalog))
+    md = view.metadata
+    return catalog.supports_functions() and bool(stale_inlined(md.current_version, catalog, md.properties))
 
 
 def _sync(label: str, view: View) -> dict[str, Any]:
