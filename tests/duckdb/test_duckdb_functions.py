@@ -200,3 +200,50 @@ def test_odd_but_valid_calls(capture: SqlCatalog) -> None:
         with pytest.raises(FunctionInliningError) as e:
             views.execute("SELECT add_one(a) FILTER (WHERE a > 0) FROM t")
         assert e.value.code == "UDF_CALL_FORM"
+
+
+# ---------------------------------------------------------------------------------------------- found by
+# the blind outside check of derived dialects
+
+
+@pytest.fixture
+def nested(tmp_path: Any) -> Iterator[SqlCatalog]:
+    """``fn.w2`` (a Spark body) calls ``other.wrap(tag(v))``; ``other.wrap`` calls ``fn.tag``."""
+    from udf.engine_cases import VIEWS as CASES
+
+    catalog = sqlite_lake(tmp_path)
+    catalog.create_namespace("other")
+    catalog.create_function(
+        (NS, "tag"), [NewDefinition([("v", "string")], "string", {"spark": "concat('[', v, ']')"})]
+    )
+    catalog.create_function(
+        ("other", "wrap"), [NewDefinition([("v", "string")], "string", {"spark": "fn.tag(v)"})]
+    )
+    catalog.create_function(
+        (NS, "w2"), [NewDefinition([("v", "string")], "string", {"spark": "other.wrap(tag(v))"})]
+    )
+    schema, _ = CASES["v_table"]
+    catalog.create_view(
+        (NS, "vw"),
+        schema=schema,
+        queries={"spark": "SELECT id, w2(color) AS s FROM edge"},
+        default_namespace=(NS,),
+    )
+    try:
+        yield catalog
+    finally:
+        catalog.close()
+
+
+def test_calls_nested_in_a_body_of_another_dialect_are_inlined_before_it_is_translated(
+    nested: SqlCatalog,
+) -> None:
+    expected = [(1, "[[red]]"), (2, None), (3, "[[red]]"), (4, "[[yellow]]"), (5, None)]
+    with DuckDBViews(nested, namespace=NS) as views:
+        # the Spark bodies are translated for DuckDB once the calls in them are inlined (in Spark)
+        assert views.execute("SELECT id, w2(color) FROM edge ORDER BY id") == expected
+        # a Spark view is inlined in Spark, then translated: the inner call is renamed with the outer
+        assert views.execute("SELECT * FROM vw ORDER BY id") == expected
+        # a body that holds another function's body is read fresh: a replaced inner body is run
+        nested.load_function((NS, "tag")).replace_definition("string", {"spark": "concat('<', v, '>')"})
+        assert views.execute("SELECT id, w2(color) FROM edge WHERE id = 1") == [(1, "<<red>>")]

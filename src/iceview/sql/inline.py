@@ -66,6 +66,8 @@ __all__ = [
 ]
 
 MAX_NESTING = 16
+_BODY_ARGS = ("__iceview", "__iceview", "__iceview_body_args")
+"""The stand-in relation of a body's parameters while the calls in the body are inlined."""
 MAX_CALLS = 500
 """At most this many calls are inlined in one statement (functions that call each other several
 times grow exponentially)."""
@@ -380,6 +382,14 @@ class FunctionInliner:
         )
         found = self._bodies.get(key)
         if found is None:
+            nested = False
+
+            def inline_source(body: str, source: str) -> str:
+                nonlocal nested
+                out = self._inline_body(call.qualified, definition, body, source)
+                nested = nested or out != body
+                return out
+
             found = body_template(
                 call.written,
                 call.qualified,
@@ -387,9 +397,44 @@ class FunctionInliner:
                 self.dialect,
                 qualify_call=self.qualify_call,
                 spark_ansi=self.spark_ansi,
+                inline_source=inline_source,
             )
-            self._bodies[key] = found
+            if not nested:  # a body holding other functions' bodies is as fresh as they are
+                self._bodies[key] = found
         return found
+
+    def _inline_body(
+        self, function: tuple[str, ...], definition: FunctionDefinition, body: str, source: str
+    ) -> str:
+        """A scalar body of ``source`` (another dialect than the engine's) with the calls of catalog
+        functions in it inlined in ``source``, in the function's namespace, before it is
+        translated: its parameters typed as the definition declares them."""
+        if not maybe_calls(body, source, one_part=self.builtin is not None):
+            return body
+        namer = type_namer(source)
+        types = {p.name: namer(to_iceberg(p.type)) for p in definition.parameters}
+
+        def column_types(written: tuple[str, ...]) -> Mapping[str, str] | None:
+            return types if tuple(w.lower() for w in written) == _BODY_ARGS else None
+
+        inner = FunctionInliner(
+            self.lookup,
+            known_catalogs=self.is_catalog,
+            dialect=source,
+            column_types=column_types,
+            spark_ansi=self.spark_ansi,
+            builtin=sqlglot_builtins(source) if self.builtin is not None else None,
+        )
+        head, tail = "SELECT (\n", f"\n) FROM {'.'.join(_BODY_ARGS)}"
+        out = inner.inline(
+            head + body + tail, catalog=function[0], namespace=function[1:-1], what="function body"
+        )
+        self.used |= inner.used
+        if not (out.startswith(head) and out.endswith(tail)):
+            raise FunctionInliningError(
+                "UDF_BODY_UNSUPPORTED", f"Cannot inline the calls in the body of {'.'.join(function)}"
+            )
+        return out[len(head) : len(out) - len(tail)]
 
     # ------------------------------------------------------------------ table functions
 

@@ -139,9 +139,12 @@ def body_template(
     *,
     qualify_call: CallQualifier,
     spark_ansi: bool | None,
+    inline_source: Callable[[str, str], str] | None = None,
 ) -> BodyTemplate:
     """The current version's body of ``definition`` of the function ``function`` (qualified,
-    catalog first; ``name`` as the call wrote it, for messages) as a template in ``dialect``."""
+    catalog first; ``name`` as the call wrote it, for messages) as a template in ``dialect``. A body
+    of another dialect is translated; ``inline_source(body, its dialect)`` first inlines the calls
+    of catalog functions in it (the translator knows no catalog function)."""
     version = definition.current_version
     rep = version.sql_for(dialect)
     if rep is not None:
@@ -154,7 +157,9 @@ def body_template(
                 f"Function {name}({definition.signature()}) has no SQL body "
                 f"(dialects: {', '.join(version.dialects) or 'none'})",
             )
-        text = _translated(name, definition, found.sql, found.dialect.lower(), dialect, spark_ansi)
+        source = found.dialect.lower()
+        body = found.sql if inline_source is None else inline_source(found.sql, source)
+        text = _translated(name, definition, body, source, dialect, spark_ansi)
     return _template(name, function, definition, text, dialect, qualify_call)
 
 
@@ -200,9 +205,7 @@ def translate_scalar_body(
     from iceview.sql.translate import UnsafeTranslationError, translate
 
     shown = f"{name}({definition.signature()})"
-    # the names of the calls sqlglot does not know, as the body wrote them: the translator
-    # upper-cases them, and catalog function names are matched case-sensitively
-    spelled = {a.name.upper(): a.name for a in one_expression(body, source, shown).find_all(exp.Anonymous)}
+    one_expression(body, source, shown)
     fields = [
         NestedField(i + 1, p.name, to_iceberg(p.type), required=False)
         for i, p in enumerate(definition.parameters)
@@ -251,11 +254,7 @@ def translate_scalar_body(
             column.set("table", None)
             column.set("db", None)
             column.set("catalog", None)
-    for anon in expression.find_all(exp.Anonymous):
-        written = spelled.get(anon.name.upper())
-        if written is not None and isinstance(anon.this, str):
-            anon.set("this", written)
-    return str(expression.sql(target, normalize_functions=False))
+    return str(expression.sql(target))
 
 
 def _translated(
@@ -297,7 +296,8 @@ def _template(
             f"The body of function {shown} aggregates; only scalar expressions are inlined",
         )
     calls: set[tuple[str, ...]] = set()
-    for site in list(call_sites(expression)):
+    # innermost first: an outer call is replaced by a copy, which must hold the inner ones renamed
+    for site in reversed(list(call_sites(expression))):
         qualified = qualify_call(site.written, function[0], function[1:-1])
         if qualified is not None:
             calls.add(qualified)
