@@ -5,7 +5,7 @@ against the catalog: what ``lint`` reports and what makes ``sync_dialects`` tran
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -139,6 +139,46 @@ def _resolved_again(
     return [f"its calls now resolve to {taken} instead of {gone}"]
 
 
+def _calls(
+    metadata: ViewMetadata, functions: FunctionSource, default_catalog: str | None
+) -> Iterator[tuple[int, SQLRepresentation, list[tuple[tuple[str, ...], tuple[str, ...]]] | None]]:
+    """Each SQL representation of the current version (its index, itself) with the calls in it
+    that may name a function of ``functions``: (as written, qualified with the version's defaults,
+    catalog first), one-part names in the default namespace; None when sqlglot cannot read it."""
+    from iceview.sql import qualify_parts
+
+    current = metadata.current_version
+    catalog, namespace, names = _defaults(current, functions, default_catalog)
+    for j, rep in enumerate(current.representations):
+        if not isinstance(rep, SQLRepresentation):
+            continue
+        try:
+            written_names = called_names(rep.sql, rep.dialect.lower())
+        except (SQLParseError, ValueError):
+            yield j, rep, None  # not a dialect sqlglot reads, or not SQL it parses
+            continue
+        calls = []
+        for written in written_names:
+            qualified = (
+                (catalog, *namespace, written[0])
+                if len(written) == 1
+                else qualify_parts(
+                    written, default_catalog=catalog, default_namespace=namespace, known_catalogs=names
+                )
+            )
+            if qualified[0] in names and len(qualified) > 2:
+                calls.append((written, qualified))
+        yield j, rep, calls
+
+
+def _defaults(
+    version: ViewVersion, functions: FunctionSource, default_catalog: str | None
+) -> tuple[str, tuple[str, ...], set[str]]:
+    """A version's catalog and namespace for names, and the names the catalog goes by."""
+    catalog = version.default_catalog or default_catalog or functions.name
+    return catalog, tuple(version.default_namespace), {functions.name, catalog}
+
+
 def called_functions(
     metadata: ViewMetadata, functions: FunctionSource, *, default_catalog: str | None = None
 ) -> list[tuple[str, ...]]:
@@ -148,30 +188,11 @@ def called_functions(
     one-part calls (``f(...)``) of a name sqlglot does not know as the dialect's function that the
     view's default namespace holds, as Iceberg-Spark resolves them. Calls in the function bodies
     are not followed."""
-    from iceview.sql import qualify_parts
-
-    current = metadata.current_version
-    catalog = current.default_catalog or default_catalog or functions.name
-    namespace = tuple(current.default_namespace)
-    names = {functions.name, catalog}
     found: dict[tuple[str, ...], None] = {}
-    for rep in current.representations:
-        if not isinstance(rep, SQLRepresentation):
-            continue
-        try:
-            called = called_names(rep.sql, rep.dialect.lower())
-        except (SQLParseError, ValueError):
-            continue
-        for written in called:
-            if len(written) == 1:
-                qualified: tuple[str, ...] = (catalog, *namespace, written[0])
-            else:
-                qualified = qualify_parts(
-                    written, default_catalog=catalog, default_namespace=namespace, known_catalogs=names
-                )
+    for _, _, calls in _calls(metadata, functions, default_catalog):
+        for _, qualified in calls or ():
             ident = qualified[1:]
-            known = qualified[0] in names and len(qualified) > 2 and ident not in found
-            if known and functions.find_function(ident) is not None:
+            if ident not in found and functions.find_function(ident) is not None:
                 found[ident] = None
     return list(found)
 
@@ -187,34 +208,22 @@ def function_problems(
       ``udf-<code>`` for :class:`~iceview.errors.FunctionInliningError` (``udf-argument-untyped``);
     * ``stale-inlined-function``: its translated dialects inlined a definition version that is no
       longer current (translate them again: ``iceview dialects sync``)."""
-    from iceview.sql import qualify_parts
     from iceview.sql.translate import spark_ansi_mode
 
     current = metadata.current_version
     index = next(i for i, v in enumerate(metadata.versions) if v.version_id == current.version_id)
-    catalog = current.default_catalog or default_catalog or functions.name
-    namespace = tuple(current.default_namespace)
-    names = {functions.name, catalog}
+    catalog, namespace, names = _defaults(current, functions, default_catalog)
     problems: list[FunctionProblem] = []
     spark_ansi = spark_ansi_mode(current.summary, metadata.properties)
     prepare = function_preparer(functions, names, names, spark_ansi, None, None)
-    for j, rep in enumerate(current.representations):
-        if not isinstance(rep, SQLRepresentation):
-            continue
+    for j, rep, calls in _calls(metadata, functions, default_catalog):
+        if calls is None:
+            continue  # not lint's to say
         path = f"$.versions[{index}].representations[{j}].sql"
         dialect = rep.dialect.lower()
-        try:
-            called = called_names(rep.sql, dialect)
-        except (SQLParseError, ValueError):
-            continue  # not a dialect sqlglot reads, or not SQL it parses: not lint's to say
-        for written in called:
+        for written, qualified in calls:
             if len(written) < 2:
                 continue  # a one-part name may be the engine's own function
-            qualified = qualify_parts(
-                written, default_catalog=catalog, default_namespace=namespace, known_catalogs=names
-            )
-            if qualified[0] not in names or len(qualified) < 3:
-                continue
             if functions.namespace_exists(qualified[1:-1]) and functions.find_function(qualified[1:]) is None:
                 problems.append(
                     FunctionProblem(

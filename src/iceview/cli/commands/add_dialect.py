@@ -115,9 +115,13 @@ def add_dialect(
     try:
         with committing("adding the dialects"):
             target.view.add_dialects(wanted, source=source_dialect, schemas=schemas or {})
-    except (FunctionInliningError, FunctionResolutionError) as e:
-        # a call of the catalog's SQL UDFs that cannot be inlined: no dialect can be written
-        message = f"{target.label}: nothing was committed: {e}"
+    except (FunctionInliningError, FunctionResolutionError, TranslationError) as e:
+        if isinstance(e, TranslationError):
+            message = refused(f"{target.label}: nothing was committed: ", e).format_message()
+            by_dialect = {d: issues_json(issues_of(error)) for d, error in refusals(e, wanted).items()}
+        else:  # a call of the catalog's SQL UDFs that cannot be inlined: no dialect can be written
+            message = f"{target.label}: nothing was committed: {e}"
+            by_dialect = {d: [] for d in wanted}
         if out.is_json:
             out.json(
                 {
@@ -125,23 +129,7 @@ def add_dialect(
                     "changed": False,
                     "version-id": before.version_id,
                     "translated-from": source_dialect,
-                    "refused": {d: [] for d in wanted},
-                    "error": message,
-                    "metadata-file": target.metadata.metadata_file_location,
-                }
-            )
-            click.get_current_context().exit(TranslationRefused.exit_code)
-        raise TranslationRefused(message) from e
-    except TranslationError as e:
-        message = refused(f"{target.label}: nothing was committed: ", e).format_message()
-        if out.is_json:
-            out.json(
-                {
-                    "view": target.label,
-                    "changed": False,
-                    "version-id": before.version_id,
-                    "translated-from": source_dialect,
-                    "refused": {d: issues_json(issues_of(error)) for d, error in refusals(e, wanted).items()},
+                    "refused": by_dialect,
                     "error": message,
                     "metadata-file": target.metadata.metadata_file_location,
                 }
