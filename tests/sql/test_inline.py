@@ -113,6 +113,34 @@ FUNCTIONS: dict[tuple[str, ...], FunctionMetadata] = {
         ([("c", "string")], FRUITS, {"spark": "SELECT name, color FROM mystery WHERE color = c"}),
         function_type="udtf",
     ),
+    (CATALOG, "ns", "snowy"): function(
+        ([("c", "string")], FRUITS, {"snowflake": "SELECT name, color FROM fruits WHERE color = c"}),
+        function_type="udtf",
+    ),
+    (CATALOG, "ns", "nested_params"): function(
+        (
+            [("p", "int"), ("q", "long")],
+            {"type": "struct", "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": "long"}]},
+            {"spark": "SELECT a, b FROM t WHERE a = p AND b > (SELECT max(b) - q FROM t AS u WHERE u.a <> p)"},
+        ),
+        function_type="udtf",
+    ),
+    (CATALOG, "ns", "bigger"): function(
+        (
+            [("n", "int")],
+            {"type": "struct", "fields": [{"name": "b", "type": "int"}]},
+            {"spark": "SELECT add_one(a) AS b FROM t WHERE a > n"},
+        ),
+        function_type="udtf",
+    ),
+    (CATALOG, "ns", "ratios"): function(
+        (
+            [("n", "int")],
+            {"type": "struct", "fields": [{"name": "r", "type": "int"}]},
+            {"spark": "SELECT a / n AS r FROM t"},
+        ),
+        function_type="udtf",
+    ),
     (CATALOG, "ns", "strict_fruits"): function(
         ([("c", "string")], FRUITS, {"spark": "SELECT name, color FROM fruits WHERE color = c"}),
         function_type="udtf",
@@ -403,10 +431,55 @@ def test_table_function_refusals(code: str, sql: str) -> None:
     refused(code, sql, table=True)
 
 
-def test_a_table_function_without_a_body_in_the_engines_dialect_is_refused() -> None:
+def test_a_table_function_without_a_body_any_engine_reads_is_refused() -> None:
     with pytest.raises(FunctionInliningError) as e:
-        tables("SELECT * FROM ns.fruits_by_color('red')", "duckdb")
-    assert e.value.code == "UDF_NO_DIALECT"
+        tables("SELECT * FROM ns.snowy('red')", "duckdb")
+    # snowflake is no dialect the translator reads
+    assert e.value.code == "UDF_BODY_TRANSLATION_REFUSED", str(e.value)
+    assert "The snowflake body of table function ns.snowy(string) cannot be translated to duckdb" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "where"),
+    [
+        ("duckdb", "WHERE fruits.color = CAST(('red') AS VARCHAR)"),
+        ("trino", "WHERE color = CAST(('red') AS VARCHAR)"),
+    ],
+)
+def test_a_table_function_body_of_another_dialect_is_translated(dialect: str, where: str) -> None:
+    out = tables("SELECT * FROM ns.fruits_by_color('red') AS f", dialect)
+    assert out.startswith('SELECT * FROM (SELECT CAST("__c0" AS VARCHAR) AS "name"'), out
+    assert f"FROM c.ns.fruits AS fruits {where}\n" in out, out
+    assert "__iceview_args" not in out and "__a0" not in out
+
+
+def test_a_translated_table_body_keeps_its_columns_over_parameters_of_their_name() -> None:
+    out = tables("SELECT * FROM ns.shadowed('red')", "duckdb")
+    assert "WHERE fruits.color = fruits.color" in out and "'red'" not in out
+
+
+def test_a_translated_table_body_reads_each_parameter_where_it_did() -> None:
+    # a parameter in a nested scope and twice: each use becomes the argument, nothing else does
+    out = tables("SELECT * FROM t, LATERAL ns.nested_params(t.a, 3) AS n", "duckdb", spark_ansi=True)
+    # t.a names a relation of the body too: the arguments are computed beside it and read by name
+    assert 'CAST((t.a) AS INTEGER) AS "__a0", CAST((3) AS BIGINT) AS "__a1"' in out, out
+    assert out.count('."__a0"') == 2 and out.count('."__a1"') == 1, out
+    assert "WHERE u.a <> " in out and "__iceview_args\"" not in out
+
+
+def test_calls_in_a_table_body_of_another_dialect_are_inlined_before_it_is_translated() -> None:
+    inliner_ = inliner("duckdb", spark_ansi=True)
+    out = inliner_.expand_tables("SELECT * FROM ns.bigger(2) AS f", catalog=CATALOG, namespace=NS)
+    assert "add_one" not in out and "TRY_CAST((t.a) AS INT) + 1) AS INT) AS b" in out, out
+    assert {(u.function[-1], u.definition_id) for u in inliner_.used} == {("add_one", "int"), ("bigger", "int")}
+
+
+def test_a_table_body_the_translator_refuses_is_refused_with_its_codes() -> None:
+    with pytest.raises(FunctionInliningError) as e:
+        tables("SELECT * FROM ns.ratios(2) AS r", "duckdb")
+    assert e.value.code == "UDF_BODY_TRANSLATION_REFUSED"
+    message = str(e.value)
+    assert "(ansi-division)" in message and "__iceview" not in message, message
 
 
 # ---------------------------------------------------------------------------------------------- generated calls

@@ -7,7 +7,8 @@ The edge rows hold NULLs, NaN, -0.0, 1e308, decimals at their precision's edge, 
 ends of the calendar, empty and non-ASCII strings. The functions are overloaded (``add_one`` has
 four signatures; a decimal(3,2) literal and an int argument need widening to reach theirs), return
 NULL on NULL input or handle it, have bodies in one dialect only (translated for the other) or in
-both, and one is a table function.
+both, and three are table functions (two with a body in one dialect only, translated for the
+other engine).
 """
 
 from __future__ import annotations
@@ -93,6 +94,31 @@ FUNCTIONS: dict[str, list[NewDefinition]] = {
             function_type="udtf",
         )
     ],
+    # table functions with a body in one dialect only: the other engine translates it (the Spark
+    # one after inlining the scalar call in it, in Spark SQL)
+    "by_color_plus": [
+        NewDefinition(
+            [("c", "string"), ("n", "int")],
+            {
+                "type": "struct",
+                "fields": [
+                    {"name": "id", "type": "long"},
+                    {"name": "d1", "type": "decimal(11,2)"},
+                    {"name": "lab", "type": "string"},
+                ],
+            },
+            {"spark": "SELECT id, d + 1 AS d1, label(s, n) AS lab FROM edge WHERE color = c"},
+            function_type="udtf",
+        )
+    ],
+    "ids_from": [
+        NewDefinition(
+            [("lo", "long")],
+            STRUCT_ID_S,
+            {"duckdb": "SELECT id, coalesce(s, '∅') || '!' AS s FROM edge WHERE id >= lo"},
+            function_type="udtf",
+        )
+    ],
 }
 
 
@@ -100,6 +126,9 @@ def _schema(*fields: tuple[str, Any]) -> Schema:
     return Schema(*(NestedField(i + 1, n, t, required=False) for i, (n, t) in enumerate(fields)))
 
 
+TABLES_SQL = (
+    "SELECT p.id, p.d1, p.lab, q.s FROM by_color_plus('red', 7) AS p JOIN ids_from(0) AS q ON p.id = q.id"
+)
 # name -> (schema, {dialect: SQL}); one-part calls resolve in the view's namespace (fn), as
 # Iceberg-Spark qualifies a view's functions
 CALLS_SQL = (
@@ -128,6 +157,14 @@ VIEWS: dict[str, tuple[Schema, dict[str, str]]] = {
         {
             "spark": "SELECT b.id, b.s FROM by_color('red') AS b",
             "duckdb": "SELECT b.id, b.s FROM by_color('red') AS b",
+        },
+    ),
+    # table function bodies each engine translates from the other's dialect
+    "v_table_translated": (
+        _schema(("id", LongType()), ("d1", DecimalType(11, 2)), ("lab", StringType()), ("s", StringType())),
+        {
+            "spark": TABLES_SQL,
+            "duckdb": TABLES_SQL,
         },
     ),
 }
@@ -159,6 +196,11 @@ EXPECTED: dict[str, list[tuple[Any, ...]]] = {
         for rid, i, _, x, d, _, _, _ in EDGE_ROWS
     ],
     "v_table": [(rid, s) for rid, _, _, _, _, s, _, color in EDGE_ROWS if color == "red"],
+    "v_table_translated": [
+        (rid, d + 1, f"{'∅' if s is None else s}:7", f"{'∅' if s is None else s}!")
+        for rid, _, _, _, d, s, _, color in EDGE_ROWS
+        if color == "red"
+    ],
 }
 
 

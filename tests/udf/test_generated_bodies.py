@@ -6,6 +6,11 @@ SQL UDF whose parameters are the columns it reads, with their types, and whose r
 drawn type R. DuckDB then runs ``SELECT f(columns)`` (the body translated and inlined) and the view
 translation of ``SELECT CAST(E AS R)``, on the same rows: both give the same rows, or both are
 refused. Seeds and counts are fixed and bounded: DuckDB only, a few seconds.
+
+Table function bodies (queries) are proven the same way: E, with one of its columns read from a
+parameter instead, becomes the Spark body ``SELECT id, CAST(E AS R) AS r FROM <table> WHERE id >= lo``
+of a table function, which DuckDB calls once per row (``LATERAL tf(0, g.c)``, the row's own value):
+its rows must be the view translation's.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from sqlglot import exp
 from iceview.errors import FunctionInliningError, TranslationError
 from iceview.sql import translate
 from iceview.sql.inline import FunctionInliner
+from iceview.sql.types import type_namer
 from iceview.udf import (
     DefinitionVersion,
     FunctionMetadataBuilder,
@@ -112,11 +118,14 @@ def _draws() -> Iterator[tuple[int, str, str]]:
             yield seed * 1000 + k, expr, tag
 
 
-def _function(params: list[tuple[str, str]], returns: str, body: str) -> Any:
+def _function(params: list[tuple[str, str]], returns: Any, body: str, function_type: str = "udf") -> Any:
     version = DefinitionVersion(1, (SQLRepresentation("spark", body),), int(time.time() * 1000))
     builder = FunctionMetadataBuilder().set_location("s3://b/f")
     builder.add_definition(
-        [FunctionParameter(n, parse_type(t)) for n, t in params], parse_type(returns), version
+        [FunctionParameter(n, parse_type(t)) for n, t in params],
+        parse_type(returns),
+        version,
+        function_type=function_type,
     )
     return builder.build()
 
@@ -194,6 +203,79 @@ def test_generated_bodies_give_the_rows_of_their_view_translation(con: Any) -> N
         if a != b:
             mismatches.append(
                 f"case {case}: {expr} -> {returns}\n  function: {str(a)[:300]}\n  view:     {str(b)[:300]}"
+            )
+        else:
+            compared += 1
+    assert not mismatches, "\n".join(mismatches)
+    assert compared >= 25, (compared, refused_both)
+
+
+def test_generated_table_bodies_give_the_rows_of_their_view_translation(con: Any) -> None:
+    columns = {f.name: f for f in GEN.fields}
+    namer = type_namer("duckdb")
+    relation = {f.name: namer(f.field_type) for f in GEN.fields}
+    compared = refused_both = 0
+    mismatches: list[str] = []
+    for case, expr, tag in _draws():
+        tree = sqlglot.parse_one(f"SELECT {expr}", read="spark")
+        used = sorted({c.name for c in tree.find_all(exp.Column)})
+        if not used or any(
+            c.table or c.name not in columns or COLUMN_TYPES.get(c.name) is None
+            for c in tree.find_all(exp.Column)
+        ):
+            continue
+        chosen = used[case % len(used)]
+        for column in tree.find_all(exp.Column):
+            if column.name == chosen:
+                column.replace(exp.column("p_arg"))
+        body_expr = tree.expressions[0].sql("spark")
+        returns = TAG_TYPES[tag]
+        metadata = _function(
+            [("lo", "int"), ("p_arg", str(COLUMN_TYPES[chosen]))],
+            {"type": "struct", "fields": [{"name": "id", "type": "int"}, {"name": "r", "type": returns}]},
+            f"SELECT id, CAST({body_expr} AS {_spark_name(returns)}) AS r FROM {TABLE} WHERE id >= lo",
+            "udtf",
+        )
+        inliner = FunctionInliner(
+            lambda q, md=metadata: md if q == (CATALOG, NAMESPACE, "tf") else None,
+            known_catalogs={CATALOG},
+            dialect="duckdb",
+            relation_types=lambda qualified: relation if qualified == NAME else None,
+            spark_ansi=False,
+        )
+        call = (
+            f"SELECT g.id, f.r FROM {TABLE} AS g, LATERAL {NAMESPACE}.tf(0, g.{chosen}) AS f "
+            "WHERE f.id = g.id ORDER BY g.id"
+        )
+        try:
+            through_function: str | None = inliner.expand_tables(
+                call, catalog=CATALOG, namespace=(NAMESPACE,)
+            )
+        except (FunctionInliningError, TranslationError):
+            through_function = None
+        view_sql = (
+            f"SELECT id, CAST({expr} AS {_spark_name(returns)}) AS r FROM {TABLE} WHERE id >= 0 ORDER BY id"
+        )
+        try:
+            through_view: str | None = translate(
+                view_sql,
+                "spark",
+                "duckdb",
+                default_catalog=CATALOG,
+                default_namespace=[NAMESPACE],
+                schemas={NAME: GEN},
+                spark_ansi=False,
+            ).sql
+        except TranslationError:
+            through_view = None
+        a, b = _outcome(con, through_function), _outcome(con, through_view)
+        if a == "refused" and b == "refused":
+            refused_both += 1
+            continue
+        if a != b:
+            mismatches.append(
+                f"case {case}: {body_expr} ({chosen} as p_arg) -> {returns}\n"
+                f"  function: {str(a)[:300]}\n  view:     {str(b)[:300]}"
             )
         else:
             compared += 1

@@ -39,17 +39,18 @@ from sqlglot.tokenizer_core import Token, TokenType
 from iceview.errors import FunctionInliningError, SQLParseError, TranslationError
 from iceview.sql._text import (
     apply_edits,
-    parse_one_statement,
     parse_with_tokens,
     quote_identifier,
 )
 from iceview.sql.qualify import CatalogTest, is_catalog_function, qualify, qualify_parts
 from iceview.sql.types import type_namer
 from iceview.sql.udf_body import BodyTemplate, CallSite, body_template, call_sites
+from iceview.sql.udf_calls import call_arguments, captured, check_form, short
 from iceview.sql.udf_names import maybe_calls, nondeterministic, sqlglot_builtins
-from iceview.sql.udf_types import to_iceberg
+from iceview.sql.udf_types import schema_of, to_iceberg
 from iceview.sql.udf_typing import UNKNOWN, ArgumentTyper, ColumnTypes
 from iceview.sql.udtf_body import table_body_template
+from iceview.sql.udtf_translate import translate_table_body
 from iceview.udf import types as ut
 from iceview.udf.model import FunctionDefinition, FunctionMetadata
 from iceview.udf.resolve import resolve_definition
@@ -280,9 +281,9 @@ class FunctionInliner:
                 raise FunctionInliningError(
                     "UDF_CALL_FORM", f"Cannot inline {shown}: its position in the SQL is unknown"
                 )
-            _check_form(shown, site)
+            check_form(shown, site)
             open_at = next(k for k in range(index, len(tokens)) if tokens[k].token_type == TokenType.L_PAREN)
-            close_at, arguments, names = _arguments(sql, tokens, open_at)
+            close_at, arguments, names = call_arguments(sql, tokens, open_at)
             begin, end = tokens[index].start, tokens[close_at].end + 1
             if site.in_from:
                 holder = site.top.parent if isinstance(site.top.parent, exp.Lateral) else site.top
@@ -305,7 +306,7 @@ class FunctionInliner:
             unknown = [call.arguments[i] for i, t in enumerate(types) if t is UNKNOWN]
             raise FunctionInliningError(
                 "UDF_ARGUMENT_UNTYPED",
-                f"Cannot resolve {call.written}(...): the type of {_short(unknown[0])} is not known the "
+                f"Cannot resolve {call.written}(...): the type of {short(unknown[0])} is not known the "
                 "same in every engine; cast it to the parameter's type",
             )
         known = [
@@ -332,7 +333,7 @@ class FunctionInliner:
             if reads > 1 and nondeterministic(text):
                 raise FunctionInliningError(
                     "UDF_NONDETERMINISTIC_ARGUMENT",
-                    f"Cannot inline {call.written}(...): its argument {_short(text)} is not deterministic "
+                    f"Cannot inline {call.written}(...): its argument {short(text)} is not deterministic "
                     f"and the body reads it {reads} times; compute it in a subquery first",
                 )
         casts = [
@@ -436,6 +437,45 @@ class FunctionInliner:
             )
         return out[len(head) : len(out) - len(tail)]
 
+    def _inline_table_body(
+        self,
+        function: tuple[str, ...],
+        body: str,
+        source: str,
+        stand_in: tuple[str, ...],
+        own: Mapping[str, str],
+    ) -> str:
+        """A table function's body of ``source`` (another dialect than the engine's), its
+        parameters read from the relation ``stand_in`` (columns ``own``), with the calls of catalog
+        functions in it inlined in ``source`` before it is translated."""
+        if not maybe_calls(body, source, one_part=self.builtin is not None):
+            return body
+        relation_types = self.relation_types
+        namer = type_namer(source)
+
+        def types_in_source(qualified: tuple[str, ...]) -> Mapping[str, str] | None:
+            if qualified == stand_in:
+                return own
+            found = relation_types(qualified) if relation_types is not None else None
+            schema = None if found is None else schema_of(found, self.dialect)
+            return None if schema is None else {f.name: namer(f.field_type) for f in schema.fields}
+
+        # the body's relation names are qualified: as written they are the names the types are by
+        inner = FunctionInliner(
+            self.lookup,
+            known_catalogs=self.is_catalog,
+            dialect=source,
+            column_types=types_in_source,
+            spark_ansi=self.spark_ansi,
+            builtin=sqlglot_builtins(source) if self.builtin is not None else None,
+            relation_types=types_in_source,
+        )
+        catalog, namespace = function[0], function[1:-1]
+        out = inner.expand_tables(body, catalog=catalog, namespace=namespace, what="function body")
+        out = inner.inline(out, catalog=catalog, namespace=namespace, what="function body")
+        self.used |= inner.used
+        return out
+
     # ------------------------------------------------------------------ table functions
 
     def _table(self, call: _Call, types: list[object]) -> str:
@@ -454,6 +494,21 @@ class FunctionInliner:
             known_catalogs=self.is_catalog,
             relation_columns=self._relation_columns,
             qualify_call=self.qualify_call,
+            translation=lambda shown, source_template, source: translate_table_body(
+                shown,
+                call.qualified,
+                definition,
+                source_template,
+                source,
+                self.dialect,
+                known_catalogs=self.is_catalog,
+                relation_types=self.relation_types,
+                types_dialect=self.dialect,
+                spark_ansi=self.spark_ansi,
+                inline_source=lambda body, stand_in, own: self._inline_table_body(
+                    call.qualified, body, source, stand_in, own
+                ),
+            ),
         )
         self._check_called(call, definition, template)
         fields = definition.return_type.fields if isinstance(definition.return_type, ut.StructType) else ()
@@ -463,7 +518,7 @@ class FunctionInliner:
             for i, (name, t) in enumerate(fields)
         )
         body_alias = f"{quote_identifier('__f', self.dialect)}({', '.join(inner)})"
-        if not any(_captured(text, self.dialect, template) for text in resolved.arguments):
+        if not any(captured(text, self.dialect, template) for text in resolved.arguments):
             body, return_null = self._filled(call, resolved, template)
             where = f" WHERE NOT ({self._nulls(resolved)})" if return_null else ""
             text = f"(SELECT {columns} FROM (\n{body}\n) AS {body_alias}{where})"
@@ -508,56 +563,6 @@ class FunctionInliner:
 
     def _type_name(self, t: ut.DataType) -> str:
         return self._namer(to_iceberg(t))
-
-
-def _check_form(shown: str, site: CallSite) -> None:
-    args = site.call.expressions
-    # the call itself windowed or filtered; a call in a window's PARTITION BY is an argument of it
-    applied = (
-        isinstance(site.top.parent, (exp.Window, exp.Filter, exp.WithinGroup)) and site.top.arg_key == "this"
-    )
-    if applied or any(isinstance(a, (exp.Distinct, exp.Star)) for a in args):
-        raise FunctionInliningError(
-            "UDF_CALL_FORM", f"Cannot inline {shown}: a SQL UDF takes no DISTINCT, *, FILTER or OVER"
-        )
-    named = [isinstance(a, exp.Kwarg) for a in args]
-    if any(named) and not all(named):
-        raise FunctionInliningError("UDF_CALL_FORM", f"Cannot inline {shown}: name every argument or none")
-
-
-def _arguments(sql: str, tokens: list[Token], open_at: int) -> tuple[int, list[str], list[str | None]]:
-    """Where the call's parentheses close, each argument's text and its name (``p => x``)."""
-    depth = 0
-    spans: list[tuple[int, int]] = []
-    begin = open_at + 1
-    for k in range(open_at, len(tokens)):
-        kind = tokens[k].token_type
-        if kind in (TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE):
-            depth += 1
-        elif kind in (TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE):
-            depth -= 1
-            if depth == 0:
-                if k > begin:
-                    spans.append((begin, k - 1))
-                texts: list[str] = []
-                names: list[str | None] = []
-                for a, b in spans:
-                    name: str | None = None
-                    if b > a + 1 and tokens[a + 1].token_type == TokenType.FARROW:
-                        name = tokens[a].text
-                        a += 2
-                    texts.append(sql[tokens[a].start : tokens[b].end + 1])
-                    names.append(name)
-                return k, texts, names
-        elif kind == TokenType.COMMA and depth == 1:
-            spans.append((begin, k - 1))
-            begin = k + 1
-    raise FunctionInliningError("UDF_CALL_FORM", "A function call's parentheses do not close")
-
-
-def _short(text: str, limit: int = 80) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 3] + "..."
 
 
 def source_preparer(
@@ -605,23 +610,3 @@ def source_preparer(
         return text
 
     return prepare
-
-
-def _captured(text: str, dialect: str, template: BodyTemplate) -> bool:
-    """Whether an argument names something the table function's body could also name (a
-    relation's alias, or a column of its relations, or any column when they are not all known):
-    pasted into the body, it would read the body's instead of the caller's."""
-    try:
-        node = parse_one_statement(f"SELECT {text}", dialect, what="argument")
-    except SQLParseError:
-        return True
-    if any(isinstance(n, (exp.Select, exp.Subquery)) and n is not node for n in node.walk()):
-        return True
-    for column in node.find_all(exp.Column):
-        qualifier = column.table.lower()
-        if qualifier:
-            if qualifier in template.relations:
-                return True
-        elif template.columns is None or column.name.lower() in template.columns:
-            return True
-    return False

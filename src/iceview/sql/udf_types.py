@@ -8,8 +8,10 @@ a call whose argument type is unknown is refused rather than guessed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import count
 
+from pyiceberg.schema import Schema
 from pyiceberg.types import (
     BinaryType,
     BooleanType,
@@ -32,12 +34,14 @@ from pyiceberg.types import (
     UUIDType,
 )
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from iceview.errors import InvalidArgumentError, TranslationError
 from iceview.spec.primitives import DECIMAL, FIXED
+from iceview.sql.types import type_namer
 from iceview.udf import types as ut
 
-__all__ = ["from_sqlglot", "to_iceberg"]
+__all__ = ["from_sqlglot", "schema_of", "to_iceberg"]
 
 _T = exp.DataType.Type
 
@@ -155,3 +159,27 @@ def from_sqlglot(t: exp.DataType | None, *, dialect: str) -> ut.DataType | None:
 
 def _as_type(node: object) -> exp.DataType | None:
     return node if isinstance(node, exp.DataType) else None
+
+
+def schema_of(types: Mapping[str, str], dialect: str) -> Schema | None:
+    """The Iceberg schema of a relation whose columns' types are spelled in ``dialect`` (as
+    :meth:`iceview.catalog.Catalog.relation_types` gives them), or ``None`` when a type does not
+    read back as the type whose name in ``dialect`` it is (as sqlglot reads both)."""
+    namer = type_namer(dialect)
+    fields = []
+    for i, (name, spelled) in enumerate(types.items()):
+        try:
+            parsed = exp.DataType.build(spelled, dialect=dialect)
+        except (SqlglotError, ValueError):
+            return None
+        t = from_sqlglot(parsed, dialect=dialect)
+        if t is None:
+            return None
+        iceberg = to_iceberg(t)
+        try:
+            if exp.DataType.build(namer(iceberg), dialect=dialect) != parsed:
+                return None
+        except (TranslationError, SqlglotError, ValueError):
+            return None
+        fields.append(NestedField(i + 1, name, iceberg, required=False))
+    return Schema(*fields) if fields else None

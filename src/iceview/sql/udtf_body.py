@@ -11,8 +11,9 @@ enclosing one) has a column of that name, as in a SQL routine; when a relation's
 known the name is refused (``UDF_PARAMETER_AMBIGUOUS``) rather than guessed. The query must show
 how many columns it returns (no ``*``) and return as many as the function's return struct has.
 
-Bodies are not translated between dialects yet: a table function needs a body in the engine's
-dialect (``UDF_NO_DIALECT`` otherwise).
+A body of another dialect is made a template in its own dialect first (so its parameters are told
+from its columns by its own dialect's rules), then translated by the view translator
+(:mod:`iceview.sql.udtf_translate`) and analysed again in the engine's dialect.
 """
 
 from __future__ import annotations
@@ -31,15 +32,20 @@ from iceview.sql._analysis import static_column_count
 from iceview.sql._text import Edit, apply_edits, parse_with_tokens, render_name
 from iceview.sql.qualify import CatalogTest, qualify
 from iceview.sql.references import table_identifiers
+from iceview.sql.translate.model import translation_source
 from iceview.sql.udf_body import BodyTemplate, CallQualifier, call_sites
 from iceview.udf import types as ut
 from iceview.udf.model import FunctionDefinition
 
-__all__ = ["RelationColumns", "table_body_template"]
+__all__ = ["BodyTranslation", "RelationColumns", "table_body_template"]
 
 RelationColumns = Callable[[tuple[str, ...]], "frozenset[str] | None"]
 """A relation's qualified name (catalog first) -> its column names, lower-cased, or ``None`` when
 unknown."""
+
+BodyTranslation = Callable[[str, BodyTemplate, str], str]
+"""``(function as shown, its body's template in its own dialect, that dialect) -> the body in the
+engine's dialect``, placeholders kept (:func:`iceview.sql.udtf_translate.translate_table_body`)."""
 
 
 def table_body_template(
@@ -51,22 +57,60 @@ def table_body_template(
     known_catalogs: CatalogTest,
     relation_columns: RelationColumns | None,
     qualify_call: CallQualifier,
+    translation: BodyTranslation | None = None,
 ) -> BodyTemplate:
     """The current version's body of the table function ``definition`` as a template in
-    ``dialect``: relation and function names qualified, parameters as placeholders."""
+    ``dialect``: relation and function names qualified, parameters as placeholders. A body of
+    another dialect is translated with ``translation`` (without it: ``UDF_NO_DIALECT``)."""
     shown = f"{name}({definition.signature()})"
     version = definition.current_version
     rep = version.sql_for(dialect)
-    if rep is None:
+    if rep is not None:
+        return _template(
+            shown, function, definition, rep.sql, dialect, known_catalogs, relation_columns, qualify_call
+        )
+    found = translation_source(version, besides=dialect) if translation is not None else None
+    if found is None or translation is None:
         raise FunctionInliningError(
             "UDF_NO_DIALECT",
-            f"Table function {shown} has no {dialect} body (dialects: {', '.join(version.dialects) or 'none'}); "
-            "table function bodies are not translated yet",
+            f"Table function {shown} has no {dialect} body (dialects: {', '.join(version.dialects) or 'none'})"
+            + ("" if translation is None else "; none is translated"),
         )
+    source = found.dialect.lower()
+    template = _template(
+        shown, function, definition, found.sql, source, known_catalogs, relation_columns, qualify_call
+    )
+    text = translation(shown, template, source)
+    return _template(
+        shown,
+        function,
+        definition,
+        text,
+        dialect,
+        known_catalogs,
+        relation_columns,
+        qualify_call,
+        placeholders=template.placeholders,
+    )
+
+
+def _template(
+    shown: str,
+    function: tuple[str, ...],
+    definition: FunctionDefinition,
+    body: str,
+    dialect: str,
+    known_catalogs: CatalogTest,
+    relation_columns: RelationColumns | None,
+    qualify_call: CallQualifier,
+    *,
+    placeholders: tuple[str, ...] | None = None,
+) -> BodyTemplate:
+    """``body`` as a template; with ``placeholders`` its parameters are already those names."""
     catalog, namespace = function[0], function[1:-1]
     try:
         text = qualify(
-            rep.sql,
+            body,
             default_catalog=catalog,
             default_namespace=namespace,
             known_catalogs=known_catalogs,
@@ -97,9 +141,13 @@ def table_body_template(
             known[parts] = relation_columns(parts) if relation_columns is not None else None
         return known[parts]
 
-    params = {p.name.casefold(): i for i, p in enumerate(definition.parameters)}
-    nonce = secrets.token_hex(6)
-    placeholders = tuple(f"__iceview_{nonce}_{i}__" for i in range(len(definition.parameters)))
+    if placeholders is None:
+        params = {p.name.casefold(): i for i, p in enumerate(definition.parameters)}
+        nonce = secrets.token_hex(6)
+        placeholders = tuple(f"__iceview_{nonce}_{i}__" for i in range(len(definition.parameters)))
+    else:  # a translated body: its parameters were placed before, in its own dialect
+        params = {}
+    placed = {p.casefold(): i for i, p in enumerate(placeholders)}
     uses = [0] * len(placeholders)
     edits: list[Edit] = []
     try:
@@ -110,6 +158,7 @@ def table_body_template(
         ) from None
     relations: set[str] = set()
     every_column: set[str] | None = set()
+    seen: set[int] = set()
     for scope in scopes:
         for alias, source in scope.sources.items():
             relations.add(alias.lower())
@@ -121,6 +170,15 @@ def table_body_template(
             elif every_column is not None:
                 every_column |= columns
         for column in scope.columns:
+            # a correlated column is among its own scope's and the outer one's: the innermost
+            # (traversed first) decides what it names
+            if id(column) in seen:
+                continue
+            seen.add(id(column))
+            held = placed.get(column.name.casefold()) if not column.table else None
+            if held is not None:
+                uses[held] += 1
+                continue
             index = params.get(column.name.casefold())
             if index is None or column.table:
                 _check_bound(column, scope, columns_of_table, shown)
