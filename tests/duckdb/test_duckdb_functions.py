@@ -157,6 +157,38 @@ def capture(lake: SqlCatalog) -> SqlCatalog:
         (NS, "commented"), NewDefinition([("x", "string")], "string", {"spark": "x -- a note"})
     )
     lake.create_function((NS, "ñandú"), NewDefinition([("x", "int")], "int", {"duckdb": "x + 1000"}))
+    # found by the blind check of translated table bodies: a parameter in HAVING, a parameter both
+    # projected and ordered by, an unknown name in the SELECT list; each in both dialects
+    groups = {"type": "struct", "fields": [{"name": "s", "type": "string"}, {"name": "n", "type": "long"}]}
+    pair = {"type": "struct", "fields": [{"name": "id", "type": "int"}, {"name": "v", "type": "int"}]}
+    for dialect in ("duckdb", "spark"):
+        lake.create_function(
+            (NS, f"having_{dialect}"),
+            NewDefinition(
+                [("p", "int")],
+                groups,
+                {dialect: "SELECT s, count(*) FROM u GROUP BY s HAVING count(*) >= p"},
+                function_type="udtf",
+            ),
+        )
+        lake.create_function(
+            (NS, f"ordered_{dialect}"),
+            NewDefinition(
+                [("p", "int")],
+                pair,
+                {dialect: "SELECT id, p FROM u ORDER BY p, id DESC LIMIT 1"},
+                function_type="udtf",
+            ),
+        )
+        lake.create_function(
+            (NS, f"leak_{dialect}"),
+            NewDefinition(
+                [("p", "int")],
+                returns,
+                {dialect: "SELECT a FROM (SELECT zz FROM u WHERE id >= p) AS q"},
+                function_type="udtf",
+            ),
+        )
     return lake
 
 
@@ -188,6 +220,23 @@ def test_a_table_function_body_cannot_read_its_callers_columns(capture: SqlCatal
     with DuckDBViews(capture, namespace=NS) as views, pytest.raises(FunctionInliningError) as e:
         views.execute("SELECT u.id, q.a FROM u, LATERAL tf_leak(u.s) AS q")
     assert e.value.code == "UDF_BODY_UNKNOWN_NAME" and "zz" in str(e.value)
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "spark"])
+def test_parameters_in_having_and_in_a_projection_ordered_by(capture: SqlCatalog, dialect: str) -> None:
+    # the spark bodies are translated; each parameter is replaced wherever it is written
+    with DuckDBViews(capture, namespace=NS) as views:
+        assert views.execute(f"SELECT * FROM having_{dialect}(1) ORDER BY 1") == [("b", 1), ("é", 1)]
+        assert views.execute(f"SELECT * FROM having_{dialect}(2)") == []
+        assert views.execute(f"SELECT * FROM ordered_{dialect}(7)") == [(2, 7)]
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "spark"])
+def test_an_unknown_name_in_a_bodys_select_list_is_refused(capture: SqlCatalog, dialect: str) -> None:
+    # u has no column a: the caller's t.a must not be read through the body
+    with DuckDBViews(capture, namespace=NS) as views, pytest.raises(FunctionInliningError) as e:
+        views.execute(f"SELECT t.a, q.a FROM t, LATERAL leak_{dialect}(1) AS q")
+    assert e.value.code == "UDF_BODY_UNKNOWN_NAME" and "names a," in str(e.value)
 
 
 def test_odd_but_valid_calls(capture: SqlCatalog) -> None:

@@ -141,6 +141,14 @@ FUNCTIONS: dict[tuple[str, ...], FunctionMetadata] = {
         ),
         function_type="udtf",
     ),
+    (CATALOG, "ns", "long_ratios"): function(
+        (
+            [("n", "int")],
+            {"type": "struct", "fields": [{"name": "r", "type": "int"}]},
+            {"spark": "SELECT CAST((a + b + a + b + a + b + a + b + a + b + a + b + a) / n AS INT) AS r FROM t"},
+        ),
+        function_type="udtf",
+    ),
     (CATALOG, "ns", "strict_fruits"): function(
         ([("c", "string")], FRUITS, {"spark": "SELECT name, color FROM fruits WHERE color = c"}),
         function_type="udtf",
@@ -474,12 +482,15 @@ def test_calls_in_a_table_body_of_another_dialect_are_inlined_before_it_is_trans
     assert {(u.function[-1], u.definition_id) for u in inliner_.used} == {("add_one", "int"), ("bigger", "int")}
 
 
-def test_a_table_body_the_translator_refuses_is_refused_with_its_codes() -> None:
+@pytest.mark.parametrize("function", ["ratios", "long_ratios"])
+def test_a_table_body_the_translator_refuses_is_refused_with_its_codes(function: str) -> None:
     with pytest.raises(FunctionInliningError) as e:
-        tables("SELECT * FROM ns.ratios(2) AS r", "duckdb")
+        tables(f"SELECT * FROM ns.{function}(2) AS r", "duckdb", spark_ansi=True)
     assert e.value.code == "UDF_BODY_TRANSLATION_REFUSED"
     message = str(e.value)
-    assert "(ansi-division)" in message and "__iceview" not in message, message
+    # the parameter's name stands where the translator quoted it, even in a construct it cut short
+    assert "ansi-division" in message and "/ n" in message, message
+    assert "__iceview" not in message and "__a0" not in message, message
 
 
 # ---------------------------------------------------------------------------------------------- generated calls

@@ -19,17 +19,17 @@ from its columns by its own dialect's rules), then translated by the view transl
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
-from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.optimizer.scope import Scope, traverse_scope, walk_in_scope
 from sqlglot.tokenizer_core import TokenType
 
 from iceview.errors import FunctionInliningError, SQLParseError
 from iceview.sql._analysis import static_column_count
-from iceview.sql._text import Edit, apply_edits, parse_with_tokens, render_name
+from iceview.sql._text import Edit, apply_edits, parse_with_tokens, quote_identifier, render_name
 from iceview.sql.qualify import CatalogTest, qualify
 from iceview.sql.references import table_identifiers
 from iceview.sql.translate.model import translation_source
@@ -169,9 +169,7 @@ def _template(
                 every_column = None
             elif every_column is not None:
                 every_column |= columns
-        for column in scope.columns:
-            # a correlated column is among its own scope's and the outer one's: the innermost
-            # (traversed first) decides what it names
+        for column in _own_columns(scope):
             if id(column) in seen:
                 continue
             seen.add(id(column))
@@ -190,7 +188,11 @@ def _template(
                 raise FunctionInliningError(
                     "UDF_BODY_UNSUPPORTED", f"Cannot place parameter {column.name} in table function {shown}"
                 )
-            edits.append((int(start), int(end) + 1, placeholders[index]))
+            placed_text = placeholders[index]
+            if isinstance(column.parent, exp.Select) and column.arg_key == "expressions":
+                # a projection named by the parameter keeps its name: ORDER BY may refer to it
+                placed_text += f" AS {quote_identifier(column.name, dialect)}"
+            edits.append((int(start), int(end) + 1, placed_text))
             uses[index] += 1
     calls = _call_edits(tree, catalog, namespace, dialect, qualify_call)
     for site in call_sites(tree):
@@ -218,6 +220,27 @@ def _template(
     )
 
 
+def _own_columns(scope: Scope) -> Iterator[exp.Column]:
+    """The columns written in ``scope`` itself (not in its subqueries), in every clause: sqlglot's
+    ``Scope.columns`` leaves out unqualified ones in ``HAVING`` and ``QUALIFY``, and in ``ORDER BY``
+    those named like an output column, which may all be parameters."""
+    for node in walk_in_scope(scope.expression):
+        if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+            yield node
+
+
+def _alias_reference(column: exp.Column, expression: exp.Expr) -> bool:
+    """Whether an unqualified ``column`` may name an output column of ``expression`` (its query)
+    rather than a column of its relations: in ``ORDER BY``, ``HAVING``, ``QUALIFY`` or ``GROUP BY``
+    of a query with an output column of that name."""
+    if not isinstance(expression, exp.Select) or column.table:
+        return False
+    if column.name.lower() not in {n.lower() for n in expression.named_selects}:
+        return False
+    clause = column.find_ancestor(exp.Order, exp.Having, exp.Qualify, exp.Group, exp.Select)
+    return isinstance(clause, (exp.Order, exp.Having, exp.Qualify, exp.Group)) and clause.parent is expression
+
+
 def _columns_of(source: Any, columns_of_table: RelationColumns) -> frozenset[str] | None:
     if isinstance(source, exp.Table):
         idents = table_identifiers(source)
@@ -241,8 +264,8 @@ def _check_bound(column: exp.Column, scope: Scope, columns_of_table: RelationCol
             if qualifier in {a.lower() for a in current.sources}:
                 return
         else:
-            if isinstance(expression, exp.Select) and name in {n.lower() for n in expression.named_selects}:
-                return  # an output column's alias
+            if current is scope and _alias_reference(column, expression):
+                return  # an output column's name
             for source in current.sources.values():
                 columns = _columns_of(source, columns_of_table)
                 if columns is None or name in columns:
@@ -260,12 +283,8 @@ def _is_parameter(column: exp.Column, scope: Scope, columns_of_table: RelationCo
     current: Scope | None = scope
     while current is not None:
         expression = current.expression
-        if (
-            isinstance(expression, exp.Select)
-            and name in {n.lower() for n in expression.named_selects}
-            and column.find_ancestor(exp.Order, exp.Having) is not None
-        ):
-            return False  # an output column's alias
+        if current is scope and _alias_reference(column, expression):
+            return False  # an output column's name
         for source in current.sources.values():
             columns = _columns_of(source, columns_of_table)
             if columns is None:

@@ -4,7 +4,7 @@ A ``udtf`` body is a query whose parameters may appear in any of its scopes. The
 query by the schemas of the relations it reads, so each parameter is given it as a scalar subquery
 of a one-row stand-in relation whose columns have the parameters' declared types::
 
-    ... WHERE color = (SELECT __a0 FROM <catalog>.__iceview_<nonce>.__iceview_args)
+    ... WHERE color = (SELECT __a0 FROM <catalog>.__iceview_<nonce>.__iceview_args_<nonce>)
 
 The query is then translated as a view's query is, by the same type-keyed rules and with the same
 refusals, and each stand-in subquery of the translation becomes the parameter's placeholder again.
@@ -64,7 +64,8 @@ def translate_table_body(
     from iceview.sql.translate import translate
 
     catalog, namespace = function[0], function[1:-1]
-    stand_in = (catalog, f"__iceview_{secrets.token_hex(6)}", "__iceview_args")
+    nonce = secrets.token_hex(6)
+    stand_in = (catalog, f"__iceview_{nonce}", f"__iceview_args_{nonce}")
     columns = [f"__a{i}" for i in range(len(definition.parameters))]
     try:
         namer = type_namer(source)
@@ -114,7 +115,7 @@ def translate_table_body(
         if index is not None:
             sub.replace(exp.column(template.placeholders[index]))
     result = str(out.sql(dialect=target))
-    if stand_in[1] in result:
+    if nonce in result:  # a stand-in's column taken out of its subquery (DuckDB's QUALIFY into Spark)
         raise FunctionInliningError(
             "UDF_BODY_TRANSLATION_REFUSED",
             f"The {source} body of table function {shown} cannot be translated to {target}: the "
@@ -171,14 +172,21 @@ def _stand_in_index(sub: exp.Subquery, stand_in: tuple[str, ...], columns: list[
 
 
 def _without(message: str, parameters: list[str]) -> str:
-    """A translator's message with each stand-in subquery shown as the parameter it stands for."""
+    """A translator's message with each stand-in subquery shown as the parameter it stands for
+    (also where the message cut it short: as the parameter when it can be told, else as
+    ``<argument>``)."""
 
     def name(m: re.Match[str]) -> str:
-        return parameters[int(m.group(1))]
+        return parameters[int(m.group(1))] + ("..." if m.group(2) == "..." else "")
+
+    def cut(m: re.Match[str]) -> str:
+        return (parameters[0] if len(parameters) == 1 else "<argument>") + m.group(1)
 
     message = _STAND_IN.sub(name, message)
+    message = _CUT_STAND_IN.sub(cut, message)
     return _NONCE.sub("<argument>", message)
 
 
-_STAND_IN = re.compile(r"\(SELECT [^()]*?__a(\d+)\W[^()]*?__iceview_args[^()]*?\)")
-_NONCE = re.compile(r"[^\s(),]*__iceview_[0-9a-f]{12}[^\s(),]*")
+_STAND_IN = re.compile(r"\(SELECT\s[^()]*?__a(\d+)\b[^()]*?(\)|\.\.\.|$)")
+_CUT_STAND_IN = re.compile(r"\(SELECT\s[^()]*?__iceview[^()]*?(\.\.\.|$)")
+_NONCE = re.compile(r"[^\s(),]*__iceview_(?:args_)?[0-9a-f]{12}[^\s(),]*")
