@@ -22,14 +22,14 @@ SEEK = (
 
 def views(settings: Settings) -> list[str]:
     """The ``views`` curve: 10 to 100,000 views per namespace."""
-    sizes = [10, 100, 1000] if settings.quick else [10, 100, 1000, 10_000, 100_000]
-    return views_curve(sizes, 3 if settings.quick else 5, settings.postgres, settings.base)
+    sizes = [10, 100] if settings.quick else [10, 100, 1000, 10_000, 100_000]
+    return views_curve(sizes, 2 if settings.quick else 5, settings.postgres, settings.base)
 
 
 def versions(settings: Settings) -> list[str]:
     """The ``versions`` curve: 1 to 10,000 retained versions per view."""
-    sizes = [1, 10, 100] if settings.quick else [1, 10, 100, 1000, 10_000]
-    return versions_curve(sizes, 3 if settings.quick else 5, settings.base)
+    sizes = [1, 10, 30] if settings.quick else [1, 10, 100, 1000, 10_000]
+    return versions_curve(sizes, 2 if settings.quick else 5, settings.base)
 
 
 # ------------------------------------------------------------------------------ views per namespace

@@ -69,7 +69,7 @@ from scale_common import (
 )
 
 CLIENTS = [1, 2, 4, 8, 16, 32, 64]
-QUICK_CLIENTS = [1, 2, 4]
+QUICK_CLIENTS = [1, 2]
 CLIENT_COMMITS = 10
 """Commits per client process in the ``clients`` curve (``--quick``: :data:`QUICK_COMMITS`)."""
 SERVERS = [1, 2, 3, 4]

@@ -28,7 +28,7 @@ from hive_support import empty_metastore
 
 from iceview.catalog.interface import close_table_catalog
 from iceview.catalog.sql import SqlCatalog
-from iceview.cli.walk import walk
+from iceview.catalog.walk import walk
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 

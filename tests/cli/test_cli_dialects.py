@@ -108,7 +108,7 @@ def test_lint_and_sync_all_follow_the_functions_views_inlined(tmp_path: object) 
     data = parse_json(invoke(env, "show", f"{NS}.v_calls", "-o", "json").stdout)
     assert data["functions"] == ["fn.add_one", "fn.label"]
 
-    catalog.load_function((NS, "twice")).replace_definition("int", {"duckdb": "x * 3"})
+    catalog.load_function((NS, "twice")).replace_definition("int", {"duckdb": "x * 3"}, sync_views=False)
     linted = invoke(env, "lint", "--all", "-o", "json")
     assert linted.exit_code == 1
     found = {t["target"]: [p["code"] for p in t["problems"]] for t in parse_json(linted.stdout)["targets"]}
@@ -125,6 +125,14 @@ def test_lint_and_sync_all_follow_the_functions_views_inlined(tmp_path: object) 
     assert again.exit_code == 0 and "no view derives dialects" in again.stdout
     both = invoke(env, "dialects", "sync", f"{NS}.uses_twice", "--all")
     assert both.exit_code != 0 and "not both" in error_line(both.stderr)
+
+    # a rollback of the function through the CLI derives the views that inlined it again
+    rolled = invoke(env, "rollback", f"{NS}.twice", "--to", "1")
+    assert rolled.exit_code == 0, rolled.stderr
+    assert f"views derived again: lake.{NS}.uses_twice" in rolled.stdout
+    assert "* 2" in catalog.load_view((NS, "uses_twice")).sql_for("trino").sql
+    rolled = parse_json(invoke(env, "rollback", f"{NS}.twice", "--to", "2", "-o", "json").stdout)
+    assert rolled["views"] == {"synced": [f"lake.{NS}.uses_twice"], "in-step": [], "failed": []}
     catalog.close()
 
 
@@ -178,7 +186,7 @@ def test_functions_in_translate_add_dialect_and_sync_all(tmp_path: object) -> No
         )
         assert invoke(env, "add-dialect", f"{NS}.a_{name}", "trino").exit_code == 0
     catalog.drop_function((NS, "f_a"))
-    catalog.load_function((NS, "f_b")).replace_definition("int", {"duckdb": "x * 3"})
+    catalog.load_function((NS, "f_b")).replace_definition("int", {"duckdb": "x * 3"}, sync_views=False)
     synced = invoke(env, "dialects", "sync", "--all", "-o", "json")
     assert synced.exit_code == 1
     data = parse_json(synced.stdout)

@@ -170,7 +170,9 @@ def test_a_changed_function_makes_the_translation_stale_until_synced(lake: SqlCa
     assert stale_inlined(view.metadata.current_version, lake) == []
     assert function_problems(view.metadata, lake) == []
 
-    lake.load_function((NS, "twice")).replace_definition("int", {"duckdb": "x * 3", "spark": "x * 3"})
+    lake.load_function((NS, "twice")).replace_definition(
+        "int", {"duckdb": "x * 3", "spark": "x * 3"}, sync_views=False
+    )
     stale = stale_inlined(view.refresh().metadata.current_version, lake)
     assert stale == ["fn.twice(int) version 1 was inlined; its current version is 2"]
     problems = function_problems(view.metadata, lake)
@@ -257,7 +259,7 @@ def test_adding_a_definition_that_calls_now_take_makes_the_translation_stale(lak
     view = lake.load_view((NS, "uses_kind")).add_dialects(["trino"])
     assert stale_inlined(view.metadata.current_version, lake) == []
     lake.load_function((NS, "kind")).add_definition(
-        NewDefinition([("x", "int")], "string", {"duckdb": "'int'"})
+        NewDefinition([("x", "int")], "string", {"duckdb": "'int'"}), sync_views=False
     )
     assert stale_inlined(view.refresh().metadata.current_version, lake) == [
         "its calls now resolve to fn.kind(int) instead of fn.kind(long)"
@@ -317,3 +319,63 @@ def test_calls_in_a_window_partition_and_in_order_by_of_a_grouped_query(lake: Sq
         ) == [("red:1", 2), ("yellow:1", 1), ("∅:1", 2)]
         with pytest.raises(Exception, match="UDF_CALL_FORM"):
             views.execute("SELECT label(color, 0) OVER (ORDER BY id) FROM edge")
+
+
+def test_a_change_of_a_definition_derives_the_views_that_inlined_it_again(lake: SqlCatalog) -> None:
+    """Through the Function handle, a replaced, added, rolled back or dropped definition re-derives
+    the translated dialects of every view that inlined the function, in the view's own commit; a
+    property change does not, and a view that cannot be derived again is reported, not committed."""
+    from iceview.function.changes import NewDefinition
+    from iceview.view.functions import stale_inlined
+
+    function = lake.create_function(
+        (NS, "thrice"), NewDefinition([("x", "int")], "int", {"duckdb": "x * 3", "spark": "x * 3"})
+    )
+    schema, _ = VIEWS["v_table"]
+    for name in ("uses_thrice", "also_thrice"):
+        lake.create_or_replace_view(
+            (NS, name),
+            schema=schema,
+            queries={"duckdb": "SELECT id, CAST(thrice(i) AS VARCHAR) AS s FROM edge"},
+            default_namespace=(NS,),
+        )
+        lake.load_view((NS, name)).add_dialects(["trino"])
+    lake.create_or_replace_view(
+        (NS, "no_thrice"),
+        schema=schema,
+        queries={"duckdb": "SELECT id, s FROM edge"},
+        default_namespace=(NS,),
+    )
+    untouched = lake.load_view((NS, "no_thrice")).metadata_location
+
+    function.update_properties({"owner": "me"})
+    assert function.synced is None  # no definition changed: nothing to derive
+
+    function.replace_definition("int", {"duckdb": "x * 4", "spark": "x * 4"})
+    assert function.synced is not None
+    assert sorted(function.synced.synced) == ["lake.fn.also_thrice", "lake.fn.uses_thrice"]
+    assert function.synced.failed == ()
+    for name in ("uses_thrice", "also_thrice"):
+        version = lake.load_view((NS, name)).metadata.current_version
+        assert version.version_id == 3 and "* 4" in version.sql_for("trino").sql
+        assert inlined(version.summary) == [("fn.thrice", "int", 2)]
+        assert stale_inlined(version, lake) == []
+    assert lake.load_view((NS, "no_thrice")).metadata_location == untouched
+
+    # a rollback derives them again too
+    lake.drop_view((NS, "also_thrice"))
+    rolled = function.set_current_version("int", 1)
+    assert rolled.synced is not None and rolled.synced.synced == ("lake.fn.uses_thrice",)
+    assert "* 3" in lake.load_view((NS, "uses_thrice")).metadata.current_version.sql_for("trino").sql
+
+    # an overload no call can use any more than before: the views are in step, nothing is committed
+    before = lake.load_view((NS, "uses_thrice")).metadata_location
+    added = function.add_definition(NewDefinition([("x", "string")], "string", {"duckdb": "x || x"}))
+    assert added.synced is not None and added.synced.in_step == ("lake.fn.uses_thrice",)
+    assert lake.load_view((NS, "uses_thrice")).metadata_location == before
+
+    # a body the view's dialects cannot take: the view is reported and keeps its version
+    function.replace_definition("int", {"duckdb": "x * 5"})  # no spark or trino body: translated
+    changed = function.replace_definition("int", {"snowflake": "x * 6"})
+    assert changed.synced is not None and [v for v, _ in changed.synced.failed] == ["lake.fn.uses_thrice"]
+    assert stale_inlined(lake.load_view((NS, "uses_thrice")).metadata.current_version, lake)

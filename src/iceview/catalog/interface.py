@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from iceview.spec import ViewMetadata, ViewRequirement, ViewUpdate, ViewVersion
     from iceview.udf import FunctionMetadata, FunctionRequirement, FunctionUpdate
     from iceview.view import DefinitionFields, View, ViewDefinition
+    from iceview.view.functions import DependentsSync
 
 # The format (iceview.spec, iceview.view, PyIceberg's schemas) is imported where a method needs
 # it, so that listing names (``iceview list``) starts without loading it.
@@ -474,6 +475,13 @@ class Catalog(ABC):
 
     def function_exists(self, identifier: IdentifierLike) -> bool:
         raise self._no_functions()
+
+    def sync_function_dependents(self, identifier: IdentifierLike) -> DependentsSync:
+        """Derive again the translated dialects of every view of this catalog that inlined the
+        function ``identifier`` names (:mod:`iceview.catalog.dependents`: a walk of every view)."""
+        from iceview.catalog.dependents import sync_dependents
+
+        return sync_dependents(self, self, identifier)
 
     def list_functions(self, namespace: NamespaceLike = ()) -> list[tuple[str, ...]]:
         """The SQL UDFs of a namespace, sorted."""

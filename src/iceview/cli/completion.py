@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import click
 from click.shell_completion import CompletionItem
 
+from iceview.catalog.walk import walk
 from iceview.cli.names import format_name
-from iceview.cli.walk import walk
 
 if TYPE_CHECKING:
     from iceview.catalog import Catalog

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from iceview.cli.errors import CliError, InvalidMetadata, NotFound, metadata_problem
+from iceview.cli.errors import CliError, InvalidMetadata, NotFound, metadata_problem, warn
 from iceview.cli.names import format_name, parse_name
 from iceview.cli.output import fit_columns, print_properties, table
 from iceview.cli.times import iso_utc
 
 if TYPE_CHECKING:
     from iceview.cli.context import State
+    from iceview.cli.output import Output
     from iceview.function import Function
     from iceview.udf import FunctionMetadata
 
@@ -308,6 +309,27 @@ def _versions_at(target: FunctionTarget, moment: int, state: State) -> dict[str,
     return wanted
 
 
+def synced_views_json(function: Function) -> dict[str, Any]:
+    """What a commit through ``function`` did to the views that inlined it (:attr:`Function.synced`)."""
+    done = function.synced
+    return {
+        "synced": list(done.synced) if done else [],
+        "in-step": list(done.in_step) if done else [],
+        "failed": [{"view": v, "error": e} for v, e in done.failed] if done else [],
+    }
+
+
+def say_synced_views(out: Output, function: Function) -> None:
+    """The views a commit through ``function`` derived again, and a warning for each it could not."""
+    done = function.synced
+    if done is None:
+        return
+    if done.synced:
+        out.line(f"views derived again: {', '.join(done.synced)}")
+    for view, error in done.failed:
+        warn(f"{view}: its dialects were not derived again, nothing was committed for it: {error}")
+
+
 def rollback_function(
     state: State, target: FunctionTarget, to: int | None, moment: int | None, definition: str | None
 ) -> None:
@@ -356,6 +378,7 @@ def rollback_function(
                 "current-definition-versions": {**before, **wanted},
                 "changed": bool(changed),
                 "metadata-file": location,
+                "views": synced_views_json(target.function),
             }
         )
     elif not changed:
@@ -363,3 +386,4 @@ def rollback_function(
     else:
         moves = ", ".join(f"{d} {before[d]} -> {v}" for d, v in changed.items())
         out.line((target.label, "bold cyan"), f": current version of {moves}")
+        say_synced_views(out, target.function)

@@ -12,9 +12,9 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from iceview.catalog.walk import walk
 from iceview.cli.errors import NotFound
 from iceview.cli.names import format_name
-from iceview.cli.walk import walk
 from iceview.errors import IceviewError
 
 if TYPE_CHECKING:

@@ -38,14 +38,22 @@ from iceview.function.changes import (
 )
 from iceview.identifiers import ViewIdentifier
 from iceview.udf import (
+    AddDefinition,
+    AddDefinitionVersion,
     DefinitionLogEntry,
     FunctionDefinition,
     FunctionMetadata,
     FunctionRequirement,
     FunctionUpdate,
+    RemoveDefinition,
+    SetCurrentDefinitionVersion,
 )
+from iceview.view.functions import DependentsSync
 
 __all__ = ["Function", "FunctionCommitter", "FunctionSource"]
+
+# the updates that change what a call resolves to or inlines
+_RESOLVED_BY = (AddDefinition, AddDefinitionVersion, SetCurrentDefinitionVersion, RemoveDefinition)
 
 
 class FunctionSource(Protocol):
@@ -71,6 +79,8 @@ class FunctionCommitter(Protocol):
         updates: Sequence[FunctionUpdate],
     ) -> Function: ...
 
+    def sync_function_dependents(self, identifier: ViewIdentifier) -> DependentsSync: ...
+
 
 class Function:
     """A SQL UDF in a catalog. Made by :meth:`Catalog.load_function` and
@@ -80,6 +90,9 @@ class Function:
         self._ops = ops
         self._name = name
         self._catalog = catalog
+        self.synced: DependentsSync | None = None
+        """What the last commit through this handle did to the views that inlined the function
+        (None: it changed no definition, or was told not to sync them)."""
 
     # -- identity --------------------------------------------------------------------------------
     @property
@@ -159,18 +172,27 @@ class Function:
             raise InvalidStateError(f"Function {self._name} has no metadata")
         return base
 
-    def commit(self, change: FunctionChange) -> Function:
+    def commit(self, change: FunctionChange, *, sync_views: bool = True) -> Function:
         """Commit ``change`` through the catalog (:meth:`Catalog.commit_function`); this handle
-        then shows the committed metadata."""
+        then shows the committed metadata.
+
+        When the change adds, replaces, rolls back or drops a definition (what a call resolves to
+        and inlines), the views whose translated dialects inlined this function are then derived
+        again, each in a commit of its own (:meth:`Catalog.sync_function_dependents`: a walk of
+        the catalog's views); :attr:`synced` tells what happened. ``sync_views=False`` leaves them
+        to ``iceview dialects sync`` (``lint`` reports them as ``stale-inlined-function``)."""
         if self._catalog is None:
             raise InvalidStateError(f"Function {self._name} has no catalog to commit to")
         committed = self._catalog.commit_function(self, change.requirements, change.updates)
         self._ops = committed.operations
+        self.synced = None
+        if sync_views and any(isinstance(u, _RESOLVED_BY) for u in change.updates):
+            self.synced = self._catalog.sync_function_dependents(self.identifier)
         return self
 
-    def add_definition(self, definition: NewDefinition) -> Function:
-        """Add a definition for a new signature (an overload)."""
-        return self.commit(add_definition_change(self._fresh(), definition))
+    def add_definition(self, definition: NewDefinition, *, sync_views: bool = True) -> Function:
+        """Add a definition for a new signature (an overload); ``sync_views``: :meth:`commit`."""
+        return self.commit(add_definition_change(self._fresh(), definition), sync_views=sync_views)
 
     def replace_definition(
         self,
@@ -179,12 +201,14 @@ class Function:
         *,
         deterministic: bool | None = None,
         on_null_input: str | None = None,
+        sync_views: bool = True,
     ) -> Function:
-        """Give a definition a new current version with ``body`` (``{dialect: sql}``)."""
+        """Give a definition a new current version with ``body`` (``{dialect: sql}``);
+        ``sync_views``: :meth:`commit`."""
         change = replace_definition_change(
             self._fresh(), definition_id, body, deterministic=deterministic, on_null_input=on_null_input
         )
-        return self.commit(change)
+        return self.commit(change, sync_views=sync_views)
 
     def add_dialects(
         self,
@@ -193,6 +217,7 @@ class Function:
         source: str | None = None,
         definitions: Sequence[str] | None = None,
         spark_ansi: bool | None = None,
+        sync_views: bool = True,
     ) -> Function:
         """Add SQL for ``dialects`` to each definition (or those ``definitions`` name) that lacks
         them, translated from its ``source`` body (default: spark, else trino, else duckdb), in one
@@ -204,20 +229,23 @@ class Function:
         change = add_dialects_change(
             self._fresh(), dialects, source=source, definitions=definitions, spark_ansi=spark_ansi
         )
-        return self if change is None else self.commit(change)
+        return self if change is None else self.commit(change, sync_views=sync_views)
 
-    def set_current_version(self, definition_id: str, version_id: int) -> Function:
-        """Roll a definition back (or forward) to one of its versions."""
-        return self.commit(rollback_change(self._fresh(), definition_id, version_id))
+    def set_current_version(
+        self, definition_id: str, version_id: int, *, sync_views: bool = True
+    ) -> Function:
+        """Roll a definition back (or forward) to one of its versions; ``sync_views``: :meth:`commit`."""
+        return self.commit(rollback_change(self._fresh(), definition_id, version_id), sync_views=sync_views)
 
-    def set_current_versions(self, versions: Mapping[str, int]) -> Function:
+    def set_current_versions(self, versions: Mapping[str, int], *, sync_views: bool = True) -> Function:
         """Make several definitions' versions current in one commit (``{definition_id:
         version_id}``), as a rollback to a definition-log entry does."""
-        return self.commit(restore_change(self._fresh(), versions))
+        return self.commit(restore_change(self._fresh(), versions), sync_views=sync_views)
 
-    def remove_definition(self, definition_id: str) -> Function:
-        """Drop a definition with its versions; the function keeps at least one."""
-        return self.commit(remove_definition_change(self._fresh(), definition_id))
+    def remove_definition(self, definition_id: str, *, sync_views: bool = True) -> Function:
+        """Drop a definition with its versions; the function keeps at least one. ``sync_views``:
+        :meth:`commit`."""
+        return self.commit(remove_definition_change(self._fresh(), definition_id), sync_views=sync_views)
 
     def update_properties(
         self, updates: Mapping[str, str] | None = None, *, removals: Iterable[str] | None = None

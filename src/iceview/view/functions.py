@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from iceview.sql.inline import UsedDefinition
 
 __all__ = [
+    "DependentsSync",
     "FunctionProblem",
     "InlinedDefinition",
     "function_problems",
@@ -43,6 +44,17 @@ class InlinedDefinition:
 
     def label(self) -> str:
         return f"{'.'.join((*self.namespace, self.name))}({self.definition_id}) version {self.version_id}"
+
+
+@dataclass(frozen=True)
+class DependentsSync:
+    """What :func:`iceview.catalog.dependents.sync_dependents` did: the views given a new version
+    with their dialects derived again, those already in step, and those it could not sync (name,
+    why: nothing was committed for them)."""
+
+    synced: tuple[str, ...] = ()
+    in_step: tuple[str, ...] = ()
+    failed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import click
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliUsageError, TranslationRefused
-from iceview.cli.functions import load_function, names_a_function
+from iceview.cli.functions import load_function, names_a_function, say_synced_views, synced_views_json
 from iceview.cli.interrupts import committing
 from iceview.cli.targets import Target, load_view
 from iceview.cli.translation import (
@@ -219,6 +219,7 @@ def _add_to_function(
                 "definition-versions": after,
                 "new-versions": changed,
                 "metadata-file": target.function.metadata_location,
+                "views": synced_views_json(target.function),
             }
         )
         return
@@ -230,3 +231,4 @@ def _add_to_function(
     shown = ", ".join(f"({d}) version {v}" for d, v in changed.items())
     verb = "adds" if len(changed) == 1 else "add"
     out.line((target.label, "bold cyan"), f": {shown} {verb} {', '.join(d.lower() for d in dialects)}")
+    say_synced_views(out, target.function)

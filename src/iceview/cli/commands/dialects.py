@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from iceview.catalog.walk import walk
 from iceview.cli import completion
 from iceview.cli.context import IceviewGroup, State, command, common_options, pass_state
 from iceview.cli.errors import CliUsageError, ExitCode, warn
@@ -21,7 +22,6 @@ from iceview.cli.interrupts import committing
 from iceview.cli.names import format_name
 from iceview.cli.output import Output
 from iceview.cli.targets import load_view
-from iceview.cli.walk import walk
 
 if TYPE_CHECKING:
     from iceview.view import View

@@ -22,6 +22,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from iceview.catalog.walk import walk
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliUsageError, InvalidMetadata, NotFound
@@ -30,7 +31,6 @@ from iceview.cli.output import Output
 from iceview.cli.status import step
 from iceview.cli.suggest import no_such_view
 from iceview.cli.targets import file_properties, is_file_argument, read_file
-from iceview.cli.walk import walk
 
 if TYPE_CHECKING:
     from iceview.spec import ViewMetadata

@@ -6,11 +6,11 @@ from typing import Literal
 
 import click
 
+from iceview.catalog.walk import walk
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.names import format_name, parse_namespace
 from iceview.cli.suggest import no_such_namespace
-from iceview.cli.walk import walk
 
 
 @command("list", "List views.", tabular=True)

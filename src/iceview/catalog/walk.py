@@ -1,21 +1,31 @@
-"""The one walk through a catalog's namespaces that ``list``, ``tables``, ``lint --all``, the
-did-you-mean hints and shell completion share."""
+"""The one walk through a catalog's namespaces that the CLI's ``list``, ``tables``, ``lint --all``,
+``dialects sync --all``, its did-you-mean hints and shell completion share, and the search for the
+views that inlined a function (:mod:`iceview.catalog.dependents`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal, Protocol
 
 from iceview.errors import NoSuchNamespaceError
 
-if TYPE_CHECKING:
-    from iceview.catalog import Catalog
+__all__ = ["Listing", "walk"]
 
-__all__ = ["walk"]
+
+class Listing(Protocol):
+    """What the walk asks of a catalog (:class:`~iceview.catalog.Catalog` has it)."""
+
+    def list_namespaces(self, namespace: Any) -> Sequence[Sequence[str]]: ...
+
+    def list_views(self, namespace: Any) -> Sequence[Sequence[str]]: ...
+
+    def list_tables(self, namespace: Any) -> Sequence[Sequence[str]]: ...
+
+    def list_functions(self, namespace: Any) -> Sequence[Sequence[str]]: ...
 
 
 def walk(
-    catalog: Catalog,
+    catalog: Listing,
     kind: Literal["views", "tables", "functions", "namespaces"],
     namespace: tuple[str, ...] = (),
 ) -> Iterator[tuple[str, ...]]:
