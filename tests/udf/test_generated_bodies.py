@@ -155,11 +155,50 @@ def _outcome(con: Any, sql: str | None) -> Any:
         return f"error: {type(e).__name__}"
 
 
+def _view_translation(expr: str, returns: str, where: str = "") -> str | None:
+    """The view translator's DuckDB SQL for ``SELECT id, CAST(expr AS returns)`` over the table, or
+    None when it refuses."""
+    view_sql = f"SELECT id, CAST({expr} AS {_spark_name(returns)}) AS r FROM {TABLE}{where} ORDER BY id"
+    try:
+        return translate(
+            view_sql,
+            "spark",
+            "duckdb",
+            default_catalog=CATALOG,
+            default_namespace=[NAMESPACE],
+            schemas={NAME: GEN},
+            spark_ansi=False,
+        ).sql
+    except TranslationError:
+        return None
+
+
+class Tally:
+    """Both ways' outcomes per case: compared (same rows or same error), refused by both, or a
+    mismatch (rows differ, or one way refused)."""
+
+    def __init__(self) -> None:
+        self.compared = self.refused_both = 0
+        self.mismatches: list[str] = []
+
+    def add(self, con: Any, label: str, through_function: str | None, through_view: str | None) -> None:
+        a, b = _outcome(con, through_function), _outcome(con, through_view)
+        if a == "refused" and b == "refused":
+            self.refused_both += 1
+        elif a != b:
+            self.mismatches.append(f"{label}\n  function: {str(a)[:300]}\n  view:     {str(b)[:300]}")
+        else:
+            self.compared += 1
+
+    def check(self) -> None:
+        assert not self.mismatches, "\n".join(self.mismatches)
+        assert self.compared >= 25, (self.compared, self.refused_both)
+
+
 def test_generated_bodies_give_the_rows_of_their_view_translation(con: Any) -> None:
     columns = {f.name: f for f in GEN.fields}
     types = {name: str(t) for name, t in zip(*_duck_types(con), strict=True)}
-    compared = refused_both = 0
-    mismatches: list[str] = []
+    tally = Tally()
     for case, expr, tag in _draws():
         tree = sqlglot.parse_one(f"SELECT {expr}", read="spark")
         used = sorted({c.name for c in tree.find_all(exp.Column)})
@@ -183,39 +222,17 @@ def test_generated_bodies_give_the_rows_of_their_view_translation(con: Any) -> N
             through_function: str | None = inliner.inline(call, catalog=CATALOG, namespace=(NAMESPACE,))
         except (FunctionInliningError, TranslationError):
             through_function = None
-        view_sql = f"SELECT id, CAST({expr} AS {_spark_name(returns)}) AS r FROM {TABLE} ORDER BY id"
-        try:
-            through_view: str | None = translate(
-                view_sql,
-                "spark",
-                "duckdb",
-                default_catalog=CATALOG,
-                default_namespace=[NAMESPACE],
-                schemas={NAME: GEN},
-                spark_ansi=False,
-            ).sql
-        except TranslationError:
-            through_view = None
-        a, b = _outcome(con, through_function), _outcome(con, through_view)
-        if a == "refused" and b == "refused":
-            refused_both += 1
-            continue
-        if a != b:
-            mismatches.append(
-                f"case {case}: {expr} -> {returns}\n  function: {str(a)[:300]}\n  view:     {str(b)[:300]}"
-            )
-        else:
-            compared += 1
-    assert not mismatches, "\n".join(mismatches)
-    assert compared >= 25, (compared, refused_both)
+        tally.add(
+            con, f"case {case}: {expr} -> {returns}", through_function, _view_translation(expr, returns)
+        )
+    tally.check()
 
 
 def test_generated_table_bodies_give_the_rows_of_their_view_translation(con: Any) -> None:
     columns = {f.name: f for f in GEN.fields}
     namer = type_namer("duckdb")
     relation = {f.name: namer(f.field_type) for f in GEN.fields}
-    compared = refused_both = 0
-    mismatches: list[str] = []
+    tally = Tally()
     for case, expr, tag in _draws():
         tree = sqlglot.parse_one(f"SELECT {expr}", read="spark")
         used = sorted({c.name for c in tree.find_all(exp.Column)})
@@ -253,34 +270,13 @@ def test_generated_table_bodies_give_the_rows_of_their_view_translation(con: Any
             )
         except (FunctionInliningError, TranslationError):
             through_function = None
-        view_sql = (
-            f"SELECT id, CAST({expr} AS {_spark_name(returns)}) AS r FROM {TABLE} WHERE id >= 0 ORDER BY id"
+        tally.add(
+            con,
+            f"case {case}: {body_expr} ({chosen} as p_arg) -> {returns}",
+            through_function,
+            _view_translation(expr, returns, " WHERE id >= 0"),
         )
-        try:
-            through_view: str | None = translate(
-                view_sql,
-                "spark",
-                "duckdb",
-                default_catalog=CATALOG,
-                default_namespace=[NAMESPACE],
-                schemas={NAME: GEN},
-                spark_ansi=False,
-            ).sql
-        except TranslationError:
-            through_view = None
-        a, b = _outcome(con, through_function), _outcome(con, through_view)
-        if a == "refused" and b == "refused":
-            refused_both += 1
-            continue
-        if a != b:
-            mismatches.append(
-                f"case {case}: {body_expr} ({chosen} as p_arg) -> {returns}\n"
-                f"  function: {str(a)[:300]}\n  view:     {str(b)[:300]}"
-            )
-        else:
-            compared += 1
-    assert not mismatches, "\n".join(mismatches)
-    assert compared >= 25, (compared, refused_both)
+    tally.check()
 
 
 def _duck_types(con: Any) -> tuple[list[str], list[Any]]:

@@ -42,6 +42,7 @@ __all__ = [
     "called_names",
     "one_expression",
     "translate_scalar_body",
+    "translation_refused",
 ]
 
 CallQualifier = Callable[[tuple[str, ...], str, tuple[str, ...]], "tuple[str, ...] | None"]
@@ -265,12 +266,22 @@ def _translated(
     except FunctionInliningError:
         raise
     except TranslationError as e:
-        codes = sorted({str(getattr(i, "code", "")) for i in getattr(e, "issues", ())} - {""})
-        raise FunctionInliningError(
-            "UDF_BODY_TRANSLATION_REFUSED",
-            f"The {source} body of function {name}({definition.signature()}) cannot be translated "
-            f"to {target}{' (' + ', '.join(codes) + ')' if codes else ''}: {e}",
+        raise translation_refused(
+            e, f"The {source} body of function {name}({definition.signature()})", target
         ) from e
+
+
+def translation_refused(
+    error: Exception, what: str, target: str, message: str | None = None
+) -> FunctionInliningError:
+    """``UDF_BODY_TRANSLATION_REFUSED`` for a body (``what``) the translator refused with ``error``:
+    its codes named, then ``message`` (default: the error's own)."""
+    codes = sorted({str(getattr(i, "code", "")) for i in getattr(error, "issues", ())} - {""})
+    return FunctionInliningError(
+        "UDF_BODY_TRANSLATION_REFUSED",
+        f"{what} cannot be translated to {target}{' (' + ', '.join(codes) + ')' if codes else ''}: "
+        f"{error if message is None else message}",
+    )
 
 
 def _template(

@@ -26,7 +26,7 @@ from iceview.sql._text import parse_one_statement, quote_identifier, render_name
 from iceview.sql.qualify import CatalogTest
 from iceview.sql.references import relation_nodes, table_identifiers
 from iceview.sql.types import type_namer
-from iceview.sql.udf_body import BodyTemplate
+from iceview.sql.udf_body import BodyTemplate, translation_refused
 from iceview.sql.udf_types import schema_of, to_iceberg
 from iceview.udf.model import FunctionDefinition
 
@@ -104,12 +104,9 @@ def translate_table_body(
     except FunctionInliningError:
         raise
     except (TranslationError, SQLParseError) as e:
-        codes = sorted({str(getattr(i, "code", "")) for i in getattr(e, "issues", ())} - {""})
-        raise FunctionInliningError(
-            "UDF_BODY_TRANSLATION_REFUSED",
-            f"The {source} body of table function {shown} cannot be translated to {target}"
-            f"{' (' + ', '.join(codes) + ')' if codes else ''}: {_without(str(e), [p.name for p in definition.parameters])}",
-        ) from None
+        what = f"The {source} body of table function {shown}"
+        shown_error = _without(str(e), [p.name for p in definition.parameters])
+        raise translation_refused(e, what, target, shown_error) from None
     for sub in list(out.find_all(exp.Subquery)):
         index = _stand_in_index(sub, stand_in, columns)
         if index is not None:
