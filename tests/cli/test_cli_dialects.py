@@ -133,6 +133,16 @@ def test_lint_and_sync_all_follow_the_functions_views_inlined(tmp_path: object) 
     assert "* 2" in catalog.load_view((NS, "uses_twice")).sql_for("trino").sql
     rolled = parse_json(invoke(env, "rollback", f"{NS}.twice", "--to", "2", "-o", "json").stdout)
     assert rolled["views"] == {"synced": [f"lake.{NS}.uses_twice"], "in-step": [], "failed": []}
+    # --no-sync-views leaves them to dialects sync; it is for functions only
+    before = catalog.load_view((NS, "uses_twice")).metadata_location
+    rolled = parse_json(
+        invoke(env, "rollback", f"{NS}.twice", "--to", "1", "--no-sync-views", "-o", "json").stdout
+    )
+    assert rolled["changed"] and rolled["views"] == {"synced": [], "in-step": [], "failed": []}
+    assert catalog.load_view((NS, "uses_twice")).metadata_location == before
+    for args in (("rollback", f"{NS}.uses_twice", "--to", "1"), ("add-dialect", f"{NS}.uses_twice", "spark")):
+        wrong = invoke(env, *args, "--no-sync-views")
+        assert wrong.exit_code == 2 and "--no-sync-views is for functions" in error_line(wrong.stderr)
     catalog.close()
 
 

@@ -331,10 +331,16 @@ def say_synced_views(out: Output, function: Function) -> None:
 
 
 def rollback_function(
-    state: State, target: FunctionTarget, to: int | None, moment: int | None, definition: str | None
+    state: State,
+    target: FunctionTarget,
+    to: int | None,
+    moment: int | None,
+    definition: str | None,
+    sync_views: bool = True,
 ) -> None:
     """``iceview rollback --function``: one definition to version ``to``, or every definition to
-    its version at ``moment`` (one commit)."""
+    its version at ``moment`` (one commit); then, with ``sync_views``, the views that inlined it
+    are derived again."""
     from iceview.cli.interrupts import committing
 
     md = target.metadata
@@ -367,7 +373,7 @@ def rollback_function(
     location = md.metadata_file_location
     if changed:
         with committing("the rollback"):
-            target.function.set_current_versions(changed)
+            target.function.set_current_versions(changed, sync_views=sync_views)
         location = target.function.metadata_location
     out = state.out
     if out.is_json:

@@ -48,6 +48,13 @@ DIALECT = click.Choice(DIALECTS, case_sensitive=False)
     metavar="SIGNATURE",
     help="For a function: only this definition (its signature, e.g. 'int,string'); repeatable.",
 )
+@click.option(
+    "--no-sync-views",
+    "no_sync_views",
+    is_flag=True,
+    help="For a function: leave the views that inlined it as they are (iceview dialects sync "
+    "derives them again later).",
+)
 @common_options
 @pass_state
 def add_dialect(
@@ -57,6 +64,7 @@ def add_dialect(
     from_dialect: str | None,
     function: bool,
     definitions: tuple[str, ...],
+    no_sync_views: bool,
 ) -> None:
     """Add SQL for each DIALECT (spark, trino, duckdb) to VIEW, translated from its current SQL, in
     one new version that keeps the schema, the defaults and the existing SQL. Dialects the view
@@ -64,15 +72,17 @@ def add_dialect(
     committed and each is named (exit 7).
 
     For a function (a name holding no view but a function, or --function), each definition that
-    lacks a DIALECT gets a new current version with its body translated, all in one commit."""
+    lacks a DIALECT gets a new current version with its body translated, all in one commit; then
+    the views that inlined it are derived again (unless --no-sync-views)."""
     from iceview.errors import FunctionInliningError, FunctionResolutionError, TranslationError
     from iceview.sql.translate import spark_ansi_mode
 
     if function or names_a_function(state, view):
-        _add_to_function(state, view, dialects, from_dialect, definitions)
+        _add_to_function(state, view, dialects, from_dialect, definitions, not no_sync_views)
         return
-    if definitions:
-        raise CliUsageError("--definition is for functions", click.get_current_context())
+    if definitions or no_sync_views:
+        option = "--definition" if definitions else "--no-sync-views"
+        raise CliUsageError(f"{option} is for functions", click.get_current_context())
     target = load_view(state, view)
     assert target.view is not None
     catalog = state.catalog()
@@ -180,7 +190,12 @@ def _report(
 
 
 def _add_to_function(
-    state: State, name: str, dialects: tuple[str, ...], source: str | None, definitions: tuple[str, ...]
+    state: State,
+    name: str,
+    dialects: tuple[str, ...],
+    source: str | None,
+    definitions: tuple[str, ...],
+    sync_views: bool,
 ) -> None:
     from iceview.errors import InvalidArgumentError
     from iceview.function.dialects import FunctionDialectsRefusedError
@@ -192,7 +207,10 @@ def _add_to_function(
     try:
         with committing("adding the dialects"):
             target.function.add_dialects(
-                [d.lower() for d in dialects], source=source, definitions=list(definitions) or None
+                [d.lower() for d in dialects],
+                source=source,
+                definitions=list(definitions) or None,
+                sync_views=sync_views,
             )
     except InvalidArgumentError as e:
         raise CliUsageError(str(e), click.get_current_context()) from e

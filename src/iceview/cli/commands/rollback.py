@@ -33,24 +33,39 @@ from iceview.cli.times import parse_timestamp
     help="For a function: the definition (its signature, e.g. 'int,string') whose version --to "
     "names; needed when the function has more than one.",
 )
+@click.option(
+    "--no-sync-views",
+    "no_sync_views",
+    is_flag=True,
+    help="For a function: leave the views that inlined it as they are (iceview dialects sync "
+    "derives them again later).",
+)
 @common_options
 @pass_state
 def rollback(
-    state: State, view: str, to: int | None, at: str | None, function: bool, definition: str | None
+    state: State,
+    view: str,
+    to: int | None,
+    at: str | None,
+    function: bool,
+    definition: str | None,
+    no_sync_views: bool,
 ) -> None:
     """Make version N of view NAME current again (or the version that was current at TIMESTAMP).
     For a function, version N of one definition (--definition), or with --at every definition's
-    version of that time. The log records the change; nothing is deleted."""
+    version of that time. The log records the change; nothing is deleted. A function's rollback
+    then derives again the views that inlined it (unless --no-sync-views)."""
     from iceview.errors import DialectDropError
 
     if (to is None) == (at is None):
         raise CliUsageError("give exactly one of --to N and --at TIMESTAMP", click.get_current_context())
     moment = parse_timestamp(at) if at is not None else None
     if function or names_a_function(state, view):
-        rollback_function(state, load_function(state, view), to, moment, definition)
+        rollback_function(state, load_function(state, view), to, moment, definition, not no_sync_views)
         return
-    if definition is not None:
-        raise CliUsageError("--definition is for functions", click.get_current_context())
+    if definition is not None or no_sync_views:
+        option = "--definition" if definition is not None else "--no-sync-views"
+        raise CliUsageError(f"{option} is for functions", click.get_current_context())
     target = load_view(state, view)
     md = target.metadata
     assert target.view is not None
