@@ -78,7 +78,9 @@ def compare(before: exp.Expr, after: exp.Expr, src: str, dst: str) -> list[Trans
         )
     b, a = dict(_clauses(before)), dict(_clauses(after))
     # LATERAL VIEW becomes a join (a LATERAL subquery already is one)
-    b_joins = b.get("Join", 0) + sum(1 for x in before.find_all(exp.Lateral) if not isinstance(x.parent, exp.Join))
+    b_joins = b.get("Join", 0) + sum(
+        1 for x in before.find_all(exp.Lateral) if not isinstance(x.parent, exp.Join)
+    )
     for k in set(b) | set(a):
         want = b_joins if k == "Join" else b.get(k, 0)
         if a.get(k, 0) < want:
