@@ -55,6 +55,7 @@ LATERAL_VIEW_OF_OTHER = predicate(
     exp.Lateral,
     lambda n, _: not n.args.get("outer") and bool(n.args.get("view")) and not isinstance(n.this, exp.Explode),
 )
+LATERAL_SUBQUERY = predicate("LATERAL subquery", exp.Lateral, lambda n, _: not n.args.get("view"))
 DIVISION_BY_MAYBE_ZERO = predicate(
     "division by a non-literal", (exp.Div, exp.IntDiv, exp.Mod), c.divisor_may_be_zero
 )
@@ -114,6 +115,12 @@ _OUTER_EXPLODE = Refuse(
     "outer-explode", "LATERAL VIEW OUTER keeps rows with empty or NULL arrays; CROSS JOIN UNNEST drops them"
 )
 _LATERAL_VIEW = Refuse("lateral-view", "only LATERAL VIEW explode(array) is translated")
+_LATERAL_SUBQUERY = Refuse(
+    "lateral-subquery",
+    "a LATERAL subquery: a name in it may resolve to a struct field in one engine and to an outer "
+    "column in another, and Spark refuses much of what DuckDB and Trino allow in it (LIMIT, "
+    "windows, references two levels out)",
+)
 _ARRAY_INDEX = Refuse(
     "array-index",
     "array subscripts are 0-based in Spark and out-of-range access returns NULL or fails depending on ANSI mode",
@@ -244,6 +251,7 @@ RULES = RuleTable(
         Rule(UNPIVOT, ANY, "trino", NO_PIVOT_IN_TRINO),
         Rule(LATERAL_VIEW_OUTER, ANY, ANY, _OUTER_EXPLODE),
         Rule(LATERAL_VIEW_OF_OTHER, ANY, ANY, _LATERAL_VIEW),
+        Rule(LATERAL_SUBQUERY, ANY, ANY, _LATERAL_SUBQUERY),
         # expressions
         Rule(construct(exp.Bracket), ANY, ANY, _ARRAY_INDEX),
         Rule(DIVISION_BY_MAYBE_ZERO, "spark", ANY, _DIVISION),
