@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from iceview.catalog.walk import Listing, walk
 from iceview.errors import IceviewError, NoSuchViewError
 from iceview.identifiers import IdentifierLike, to_identifier
-from iceview.view.derived import derive_dialects_of
-from iceview.view.functions import DependentsSync, inlined_definitions, stale_inlined
+from iceview.view.functions import DependentsSync, inlined_definitions, wants_sync
 
 if TYPE_CHECKING:
     from iceview.view import View
@@ -60,9 +59,7 @@ def sync_dependents(catalog: Catalog, functions: FunctionSource, function: Ident
     for view in dependent_views(catalog, function):
         before = view.metadata_location
         try:
-            if not derive_dialects_of(view.properties) and not stale_inlined(
-                view.metadata.current_version, functions, view.properties
-            ):
+            if not wants_sync(view.metadata, functions):
                 in_step.append(view.name)  # nothing to derive, and its dialects are in step
                 continue
             after = view.sync_dialects()

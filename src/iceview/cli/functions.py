@@ -12,9 +12,10 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import click
 from rich.text import Text
 
-from iceview.cli.errors import CliError, InvalidMetadata, NotFound, metadata_problem, warn
+from iceview.cli.errors import CliError, CliUsageError, InvalidMetadata, NotFound, metadata_problem, warn
 from iceview.cli.names import format_name, parse_name
 from iceview.cli.output import fit_columns, print_properties, table
 from iceview.cli.times import iso_utc
@@ -307,6 +308,24 @@ def _versions_at(target: FunctionTarget, moment: int, state: State) -> dict[str,
             )
         wanted[d.definition_id] = version_id
     return wanted
+
+
+no_sync_views_option = click.option(
+    "--no-sync-views",
+    "no_sync_views",
+    is_flag=True,
+    help="For a function: leave the views that inlined it as they are (iceview dialects sync "
+    "derives them again later).",
+)
+"""``--no-sync-views`` of the commands that change a function's definitions (``rollback``,
+``add-dialect``)."""
+
+
+def refuse_function_options(given: dict[str, object]) -> None:
+    """For a view: a usage error naming the first option given that is for functions only."""
+    for option, value in given.items():
+        if value:
+            raise CliUsageError(f"{option} is for functions", click.get_current_context())
 
 
 def synced_views_json(function: Function) -> dict[str, Any]:

@@ -404,6 +404,21 @@ class FunctionInliner:
                 self._bodies[key] = found
         return found
 
+    def _in_dialect(
+        self, dialect: str, column_types: ColumnTypes, relation_types: ColumnTypes | None = None
+    ) -> FunctionInliner:
+        """An inliner like this one for a body written in ``dialect``; what it inlines is recorded
+        in this one's :attr:`used` by the caller."""
+        return FunctionInliner(
+            self.lookup,
+            known_catalogs=self.is_catalog,
+            dialect=dialect,
+            column_types=column_types,
+            spark_ansi=self.spark_ansi,
+            builtin=sqlglot_builtins(dialect) if self.builtin is not None else None,
+            relation_types=relation_types,
+        )
+
     def _inline_body(
         self, function: tuple[str, ...], definition: FunctionDefinition, body: str, source: str
     ) -> str:
@@ -418,14 +433,7 @@ class FunctionInliner:
         def column_types(written: tuple[str, ...]) -> Mapping[str, str] | None:
             return types if tuple(w.lower() for w in written) == _BODY_ARGS else None
 
-        inner = FunctionInliner(
-            self.lookup,
-            known_catalogs=self.is_catalog,
-            dialect=source,
-            column_types=column_types,
-            spark_ansi=self.spark_ansi,
-            builtin=sqlglot_builtins(source) if self.builtin is not None else None,
-        )
+        inner = self._in_dialect(source, column_types)
         head, tail = "SELECT (\n", f"\n) FROM {'.'.join(_BODY_ARGS)}"
         out = inner.inline(
             head + body + tail, catalog=function[0], namespace=function[1:-1], what="function body"
@@ -461,15 +469,7 @@ class FunctionInliner:
             return None if schema is None else {f.name: namer(f.field_type) for f in schema.fields}
 
         # the body's relation names are qualified: as written they are the names the types are by
-        inner = FunctionInliner(
-            self.lookup,
-            known_catalogs=self.is_catalog,
-            dialect=source,
-            column_types=types_in_source,
-            spark_ansi=self.spark_ansi,
-            builtin=sqlglot_builtins(source) if self.builtin is not None else None,
-            relation_types=types_in_source,
-        )
+        inner = self._in_dialect(source, types_in_source, types_in_source)
         catalog, namespace = function[0], function[1:-1]
         out = inner.expand_tables(body, catalog=catalog, namespace=namespace, what="function body")
         out = inner.inline(out, catalog=catalog, namespace=namespace, what="function body")

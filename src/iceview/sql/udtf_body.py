@@ -69,8 +69,8 @@ def table_body_template(
         return _template(
             shown, function, definition, rep.sql, dialect, known_catalogs, relation_columns, qualify_call
         )
-    found = translation_source(version, besides=dialect) if translation is not None else None
-    if found is None or translation is None:
+    found = None if translation is None else translation_source(version, besides=dialect)
+    if translation is None or found is None:
         raise FunctionInliningError(
             "UDF_NO_DIALECT",
             f"Table function {shown} has no {dialect} body (dialects: {', '.join(version.dialects) or 'none'})"
@@ -158,7 +158,6 @@ def _template(
         ) from None
     relations: set[str] = set()
     every_column: set[str] | None = set()
-    seen: set[int] = set()
     for scope in scopes:
         for alias, source in scope.sources.items():
             relations.add(alias.lower())
@@ -170,9 +169,6 @@ def _template(
             elif every_column is not None:
                 every_column |= columns
         for column in _own_columns(scope):
-            if id(column) in seen:
-                continue
-            seen.add(id(column))
             held = placed.get(column.name.casefold()) if not column.table else None
             if held is not None:
                 uses[held] += 1
@@ -221,9 +217,10 @@ def _template(
 
 
 def _own_columns(scope: Scope) -> Iterator[exp.Column]:
-    """The columns written in ``scope`` itself (not in its subqueries), in every clause: sqlglot's
-    ``Scope.columns`` leaves out unqualified ones in ``HAVING`` and ``QUALIFY``, and in ``ORDER BY``
-    those named like an output column, which may all be parameters."""
+    """The columns written in ``scope`` itself (not in its subqueries, so each column is met in one
+    scope only), in every clause: sqlglot's ``Scope.columns`` leaves out unqualified ones in
+    ``HAVING`` and ``QUALIFY``, and in ``ORDER BY`` those named like an output column, which may all
+    be parameters, and adds the correlated columns of its subqueries."""
     for node in walk_in_scope(scope.expression):
         if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
             yield node

@@ -67,6 +67,7 @@ def translate_table_body(
     nonce = secrets.token_hex(6)
     stand_in = (catalog, f"__iceview_{nonce}", f"__iceview_args_{nonce}")
     columns = [f"__a{i}" for i in range(len(definition.parameters))]
+    types = [to_iceberg(p.type) for p in definition.parameters]
     try:
         namer = type_namer(source)
         relation = render_name(stand_in, source, always_quote=True)
@@ -74,20 +75,15 @@ def translate_table_body(
         text = template.fill(stand_ins)
         if inline_source is not None:
             # typed for the calls' arguments: a CAST is typed where a subquery is not
-            typed = template.fill(
-                [
-                    f"CAST({s} AS {namer(to_iceberg(p.type))})"
-                    for s, p in zip(stand_ins, definition.parameters, strict=True)
-                ]
-            )
-            own = {c: namer(to_iceberg(p.type)) for c, p in zip(columns, definition.parameters, strict=True)}
+            own = {c: namer(t) for c, t in zip(columns, types, strict=True)}
+            typed = template.fill([f"CAST({s} AS {own[c]})" for s, c in zip(stand_ins, columns, strict=True)])
             inlined = inline_source(typed, stand_in, own)
             text = text if inlined == typed else inlined
         schemas = _schemas(text, source, stand_in, relation_types, types_dialect)
         schemas[stand_in] = Schema(
             *(
-                NestedField(i + 1, c, to_iceberg(p.type), required=False)
-                for i, (c, p) in enumerate(zip(columns, definition.parameters, strict=True))
+                NestedField(i + 1, c, t, required=False)
+                for i, (c, t) in enumerate(zip(columns, types, strict=True))
             )
         )
         done = translate(

@@ -18,6 +18,7 @@ from iceview.errors import (
 from iceview.spec import SQLRepresentation, ViewMetadata, ViewVersion
 from iceview.sql.translate.keys import INLINED_FUNCTIONS_KEY, PROVENANCE_KEY
 from iceview.sql.udf_body import called_names
+from iceview.view.derived import DERIVE_DIALECTS
 from iceview.view.dialects import FunctionSource, function_preparer
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ __all__ = [
     "function_problems",
     "inlined_definitions",
     "stale_inlined",
+    "wants_sync",
 ]
 
 
@@ -117,6 +119,19 @@ def stale_inlined(
         elif definition.current_version_id != u.version_id:
             out.append(f"{u.label()} was inlined; its current version is {definition.current_version_id}")
     return out or _resolved_again(version, functions, used, properties)
+
+
+def wants_sync(metadata: ViewMetadata, functions: FunctionSource | None) -> bool:
+    """Whether :meth:`iceview.view.View.sync_dialects` has anything to do for a view: it derives
+    dialects by its ``iceview.derive-dialects`` property, or its translated dialects are out of
+    step with the functions of ``functions`` (its catalog) they inlined (:func:`stale_inlined`)."""
+    if DERIVE_DIALECTS in metadata.properties:
+        return True
+    return (
+        functions is not None
+        and functions.supports_functions()
+        and bool(stale_inlined(metadata.current_version, functions, metadata.properties))
+    )
 
 
 def _resolved_again(

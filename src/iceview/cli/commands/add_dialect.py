@@ -13,7 +13,14 @@ import click
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliUsageError, TranslationRefused
-from iceview.cli.functions import load_function, names_a_function, say_synced_views, synced_views_json
+from iceview.cli.functions import (
+    load_function,
+    names_a_function,
+    no_sync_views_option,
+    refuse_function_options,
+    say_synced_views,
+    synced_views_json,
+)
 from iceview.cli.interrupts import committing
 from iceview.cli.targets import Target, load_view
 from iceview.cli.translation import (
@@ -48,13 +55,7 @@ DIALECT = click.Choice(DIALECTS, case_sensitive=False)
     metavar="SIGNATURE",
     help="For a function: only this definition (its signature, e.g. 'int,string'); repeatable.",
 )
-@click.option(
-    "--no-sync-views",
-    "no_sync_views",
-    is_flag=True,
-    help="For a function: leave the views that inlined it as they are (iceview dialects sync "
-    "derives them again later).",
-)
+@no_sync_views_option
 @common_options
 @pass_state
 def add_dialect(
@@ -80,9 +81,7 @@ def add_dialect(
     if function or names_a_function(state, view):
         _add_to_function(state, view, dialects, from_dialect, definitions, not no_sync_views)
         return
-    if definitions or no_sync_views:
-        option = "--definition" if definitions else "--no-sync-views"
-        raise CliUsageError(f"{option} is for functions", click.get_current_context())
+    refuse_function_options({"--definition": definitions, "--no-sync-views": no_sync_views})
     target = load_view(state, view)
     assert target.view is not None
     catalog = state.catalog()

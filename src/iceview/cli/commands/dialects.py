@@ -50,6 +50,7 @@ def sync(state: State, view: str | None, all_views: bool) -> None:
     Nothing is committed when the view is in step. With --all, every view of the catalog that
     derives dialects, or whose translated dialects inlined a function that changed."""
     from iceview.errors import IceviewError, NoSuchViewError
+    from iceview.view.functions import wants_sync
 
     ctx = click.get_current_context()
     if all_views == (view is not None):
@@ -72,7 +73,7 @@ def sync(state: State, view: str | None, all_views: bool) -> None:
             found = state.catalog().load_view(levels)
         except NoSuchViewError:
             continue  # dropped meanwhile
-        if not _wants_sync(state, found):
+        if not wants_sync(found.metadata, state.catalog()):
             continue
         try:
             result = _sync(label, found)
@@ -91,17 +92,6 @@ def sync(state: State, view: str | None, all_views: bool) -> None:
         out.line("no view derives dialects or inlined a function that changed")
     if failed:
         ctx.exit(int(ExitCode.FAILURE))
-
-
-def _wants_sync(state: State, view: View) -> bool:
-    from iceview.view.derived import DERIVE_DIALECTS
-    from iceview.view.functions import stale_inlined
-
-    if DERIVE_DIALECTS in view.metadata.properties:
-        return True
-    catalog = state.catalog()
-    md = view.metadata
-    return catalog.supports_functions() and bool(stale_inlined(md.current_version, catalog, md.properties))
 
 
 def _sync(label: str, view: View) -> dict[str, Any]:

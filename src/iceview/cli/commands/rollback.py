@@ -8,7 +8,13 @@ import click
 from iceview.cli import completion
 from iceview.cli.context import State, command, common_options, pass_state
 from iceview.cli.errors import CliError, CliUsageError, NotFound
-from iceview.cli.functions import load_function, names_a_function, rollback_function
+from iceview.cli.functions import (
+    load_function,
+    names_a_function,
+    no_sync_views_option,
+    refuse_function_options,
+    rollback_function,
+)
 from iceview.cli.interrupts import committing
 from iceview.cli.targets import load_view, require_version
 from iceview.cli.times import parse_timestamp
@@ -33,13 +39,7 @@ from iceview.cli.times import parse_timestamp
     help="For a function: the definition (its signature, e.g. 'int,string') whose version --to "
     "names; needed when the function has more than one.",
 )
-@click.option(
-    "--no-sync-views",
-    "no_sync_views",
-    is_flag=True,
-    help="For a function: leave the views that inlined it as they are (iceview dialects sync "
-    "derives them again later).",
-)
+@no_sync_views_option
 @common_options
 @pass_state
 def rollback(
@@ -63,9 +63,7 @@ def rollback(
     if function or names_a_function(state, view):
         rollback_function(state, load_function(state, view), to, moment, definition, not no_sync_views)
         return
-    if definition is not None or no_sync_views:
-        option = "--definition" if definition is not None else "--no-sync-views"
-        raise CliUsageError(f"{option} is for functions", click.get_current_context())
+    refuse_function_options({"--definition": definition is not None, "--no-sync-views": no_sync_views})
     target = load_view(state, view)
     md = target.metadata
     assert target.view is not None
