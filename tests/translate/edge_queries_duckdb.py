@@ -14,6 +14,7 @@ from translate.edge_regressions import REGRESSIONS_FROM_DUCKDB
 EVIDENCE_FROM_DUCKDB: dict[str, tuple[str, ...]] = {
     # ---------------------------------------------------------------------------------- aggregates
     "Count": ("a:count(i)", "a:count(*)", "a:count(DISTINCT s)", "a:count(d)"),
+    "count() of no argument": ("a:count()",),  # DuckDB's count of rows; Spark has no count()
     "Sum": ("a:sum(i)", "a:sum(l)", "a:sum(d)", "a:sum(dec2)", "a:sum(dec10)", "a:sum(f)"),
     "Avg": ("a:avg(i)", "a:avg(l)", "a:avg(d)", "a:avg(dec2)", "a:avg(dec0)", "a:avg(dec10)"),
     "Min": ("a:min(d)", "a:min(s)", "a:min(dec2)", "a:min(dt)", "a:min(ts)", "a:min(b)"),

@@ -445,7 +445,13 @@ def _spark_decimal(node: exp.Expr) -> None:
     )
 
 
+def _count_star(node: exp.Expr) -> None:
+    node.set("this", exp.Star())
+
+
 NORMALISE_TRUNC_UNIT = Rewrite("the unit every target understands", _normalise_trunc_unit)
+COUNT_STAR = Rewrite("COUNT(*)", _count_star)
+"""DuckDB's ``count()`` counts rows; Spark has no ``count()`` (``WRONG_NUM_ARGS``)."""
 SPARK_DECIMAL = Rewrite("DECIMAL(10, 0)", _spark_decimal)
 
 

@@ -26,6 +26,7 @@ from iceview.sql.translate.model import (
     UnsafeTranslationError,
     short,
 )
+from iceview.sql.translate.names import NAMES_CODES, capture_issues
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
 from iceview.sql.translate.signatures import GATE_CODES, gate
@@ -195,6 +196,8 @@ def _translate(
     ctx = Context(
         src, dst, typed=typed is not None, qualified=qualify_with is not None, spark_ansi=spark_ansi
     )
+    # a name the engines resolve otherwise than the typing did: read before any rewrite
+    captured = capture_issues(typed, schemas, src) if typed is not None else capture_issues(tree, None, src)
     gate(work, ctx)  # type signatures, read before any rewrite; listed after the rules' own codes
     trino_gate(work, ctx)
     gated = list(ctx.issues)
@@ -203,6 +206,7 @@ def _translate(
     # a construct the rules refuse is named once: not again in each site around it
     refused = {i.construct for i in issues}
     issues.extend(i for i in gated if not any(r in i.construct for r in refused))
+    issues.extend(captured)
     for check in SOURCE_TEXT_CHECKS.get(src, ()):
         issues.extend(check(text))
     if catalog_names:
@@ -242,6 +246,7 @@ PIPELINE_CODES = (
     frozenset({"unsupported", "does-not-bind", "does-not-parse", "view-contract", "trino-catalog-unknown"})
     | GATE_CODES
     | TRINO_GATE_CODES
+    | NAMES_CODES
 )
 """The refusal codes the pipeline itself gives (besides the rules' and the comparison's)."""
 

@@ -84,6 +84,7 @@ SUBSTRING_FROM_MAYBE_NON_POSITIVE = call(exp.Substring).where(
     "substring from a position that may be 0 or negative", c.start_may_be_non_positive
 )
 CAST = call(exp.Cast, exp.TryCast)
+COUNT_ROWS = call(exp.Count).where("count() of no argument", lambda n, _: n.this is None)
 TO_DATE = call(exp.TsOrDsToDate)
 EXPLODE = call(exp.Explode)
 EXPLODE_IN_LATERAL_VIEW = EXPLODE.where("explode in LATERAL VIEW", c.in_lateral_view)
@@ -305,6 +306,7 @@ RULES = RuleTable(
             _FLOATING_AGGREGATE,
         ),
         Rule(call(exp.CountIf), "spark", ANY, e.COUNT_IF_ZERO),
+        Rule(COUNT_ROWS, ANY, ANY, c.COUNT_STAR),
         Rule(call(exp.Upper, exp.Lower), "spark", ANY, e.UNICODE_CASE),
         Rule(call(exp.Left, exp.Right), "spark", ANY, e.POSITIVE_LENGTH),
         Rule(call(exp.Substring), "spark", ANY, e.POSITIVE_LENGTH),

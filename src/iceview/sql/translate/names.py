@@ -1,0 +1,160 @@
+"""The name-capture check: a qualified name ``x.v`` in a subquery whose qualifier ``x`` is a table
+alias of an enclosing query and also a column of a relation the subquery (or a query between the
+two) reads.
+
+Spark, DuckDB and Trino look a name up in the innermost query first: there ``x.v`` is field ``v``
+of the struct column ``x`` (or, for a column that is not a struct, an error in Spark and the outer
+column in DuckDB). sqlglot, whose typing the rules read, resolves it to the outer alias: the rules
+would see the outer column's type, not the field's, and pass what they refuse for the field (a
+double typed as a decimal skips every NaN rule). Such names are refused (``name-capture``); within
+one query a table alias wins over a column in every engine and in sqlglot alike, so ``x.v`` there
+is kept."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sqlglot import exp
+
+from iceview.sql.translate.model import TableSchemas, TranslationIssue, short
+
+NAMES_CODES = frozenset({"name-capture"})
+"""The refusal code of the name-capture check."""
+
+_UNKNOWN: frozenset[str] | None = None
+
+
+def _cte_columns(tree: exp.Expr) -> dict[str, frozenset[str] | None]:
+    columns: dict[str, frozenset[str] | None] = {}
+    for cte in tree.find_all(exp.CTE):
+        names = cte.args.get("alias") and cte.args["alias"].columns
+        if names:
+            columns[cte.alias_or_name.lower()] = frozenset(n.name.lower() for n in names)
+        elif isinstance(cte.this, exp.Query):
+            columns[cte.alias_or_name.lower()] = _selects(cte.this)
+    return columns
+
+
+def _selects(query: exp.Query) -> frozenset[str] | None:
+    if any(isinstance(s, exp.Star) or (isinstance(s, exp.Column) and s.is_star) for s in query.selects):
+        return _UNKNOWN  # an unexpanded *: its columns are not known here
+    return frozenset(name.lower() for name in query.named_selects)
+
+
+class _Sources:
+    """The columns of a query's relations: from the schemas, the CTEs and the derived tables."""
+
+    def __init__(self, tree: exp.Expr, schemas: TableSchemas) -> None:
+        self._tables = {
+            tuple(part.lower() for part in name): frozenset(f.name.lower() for f in schema.fields)
+            for name, schema in schemas.items()
+        }
+        self._ctes = _cte_columns(tree)
+
+    def columns(self, source: exp.Expr) -> frozenset[str] | None:
+        """The column names ``source`` (a FROM or JOIN item) gives its query; None when unknown."""
+        alias = source.args.get("alias")
+        if isinstance(alias, exp.TableAlias) and alias.columns:
+            return frozenset(c.name.lower() for c in alias.columns)
+        if isinstance(source, exp.Table):
+            if isinstance(source.this, exp.Func):
+                return _UNKNOWN
+            parts = tuple(p.name.lower() for p in source.parts)
+            if len(parts) == 1 and parts[0] in self._ctes:
+                return self._ctes[parts[0]]
+            return self._tables.get(parts, _UNKNOWN)
+        if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Query):
+            return _selects(source.this)
+        return _UNKNOWN
+
+
+def _from_items(select: exp.Select) -> Iterator[exp.Expr]:
+    from_ = select.args.get("from_") or select.args.get("from")
+    if isinstance(from_, exp.From):
+        yield from_.this
+    for join in select.args.get("joins") or ():
+        yield join.this
+    yield from select.args.get("laterals") or ()
+
+
+def _aliases(items: list[exp.Expr]) -> set[str]:
+    return {item.alias_or_name.lower() for item in items if item.alias_or_name}
+
+
+def _enclosing_selects(node: exp.Expr) -> Iterator[tuple[exp.Select, bool]]:
+    """The queries ``node`` sits in, innermost first, up to a CTE's body (a CTE sees no enclosing
+    query's aliases); with each, whether the way there left a derived table (a FROM or JOIN item
+    without ``LATERAL``, which sees no alias of its query in Spark and Trino)."""
+    child, parent, derived = node, node.parent, False
+    while parent is not None:
+        if isinstance(parent, exp.Select):
+            yield parent, derived
+            derived = False
+        if (
+            isinstance(parent, exp.Subquery)
+            and parent.this is child  # not its PIVOT, which reads the derived table's columns
+            and isinstance(parent.parent, (exp.From, exp.Join))
+        ):
+            derived = True
+        if isinstance(parent, exp.CTE):
+            return
+        child, parent = parent, parent.parent
+
+
+def capture_issues(tree: exp.Expr, schemas: TableSchemas | None, dialect: str) -> list[TranslationIssue]:
+    """``name-capture`` for each qualified name whose qualifier is an outer query's alias and a
+    column (or a column not known) of a relation read in between; ``lateral-subquery`` for one in
+    a derived table that names an alias of the derived table's own query (DuckDB's implicit
+    ``LATERAL``)."""
+    sources = _Sources(tree, schemas or {}) if schemas is not None else None
+    issues: list[TranslationIssue] = []
+    for column in tree.find_all(exp.Column):
+        parts = column.parts
+        if len(parts) < 2:
+            continue
+        qualifier = parts[0].name.lower()
+        between: list[str] = []  # the relations read between the name and its alias
+        unknown: list[str] = []
+        for depth, (select, derived) in enumerate(_enclosing_selects(column)):
+            items = list(_from_items(select))
+            if qualifier in _aliases(items):
+                if derived:
+                    issues.append(_implicit_lateral(column, qualifier, dialect))
+                elif depth > 0 and (between or unknown):
+                    issues.append(_issue(column, qualifier, between, unknown, dialect))
+                break
+            if sources is None:
+                continue
+            for item in items:
+                names = sources.columns(item)
+                if names is None:
+                    unknown.append(item.alias_or_name or short(item, dialect))
+                elif qualifier in names:
+                    between.append(item.alias_or_name)
+    return issues
+
+
+def _implicit_lateral(column: exp.Column, qualifier: str, dialect: str) -> TranslationIssue:
+    return TranslationIssue(
+        "lateral-subquery",
+        short(column, dialect),
+        f"a derived table names {qualifier!r}, an alias of its own query: DuckDB reads it as a LATERAL "
+        f"subquery without the keyword, Spark and Trino do not resolve it",
+    )
+
+
+def _issue(
+    column: exp.Column, qualifier: str, between: list[str], unknown: list[str], dialect: str
+) -> TranslationIssue:
+    if between:
+        reason = (
+            f"{qualifier!r} is an alias of an enclosing query and a column of {', '.join(sorted(set(between)))} "
+            f"read inside: the engines look the name up inside first (a struct field, or an error), the "
+            f"translation's typing outside; rename the alias"
+        )
+    else:
+        reason = (
+            f"{qualifier!r} is an alias of an enclosing query, and the columns of {', '.join(sorted(set(unknown)))} "
+            f"read inside are not known: the engines would take a column of that name first"
+        )
+    return TranslationIssue("name-capture", short(column, dialect), reason)
