@@ -25,8 +25,17 @@ def sql_of(view: Any) -> dict[str, str]:
     return {r.dialect: r.sql for r in view.current_version.representations}
 
 
-def make(catalog: Any, sql: str = FIRST, **properties: str) -> Any:
+def namespace(catalog: Any) -> None:
+    """Namespace ``ns`` and the relation the views read, ``ns.t`` (a view: its schema types the
+    translations; a relation of no known schema is refused wherever a type matters)."""
     catalog.create_namespace("ns")
+    catalog.create_view(
+        "ns.t", schema=SCHEMA, queries={"spark": "SELECT 1 AS id, 'a' AS data"}, default_namespace="ns"
+    )
+
+
+def make(catalog: Any, sql: str = FIRST, **properties: str) -> Any:
+    namespace(catalog)
     return catalog.create_view(
         "ns.v",
         schema=SCHEMA,
@@ -91,7 +100,7 @@ def test_stale_derived_sql_in_an_incoming_version_is_derived_again(catalog: Any)
 
 
 def test_hand_written_dialects_keep_the_guard(catalog: Any) -> None:
-    catalog.create_namespace("ns")
+    namespace(catalog)
     catalog.create_view(
         "ns.v",
         schema=SCHEMA,
@@ -115,7 +124,7 @@ def test_hand_written_dialects_keep_the_guard(catalog: Any) -> None:
 
 
 def test_setting_the_property_then_sync(catalog: Any) -> None:
-    catalog.create_namespace("ns")
+    namespace(catalog)
     view = catalog.create_view("ns.v", schema=SCHEMA, queries={"spark": FIRST}, default_namespace="ns")
     with pytest.raises(InvalidStateError, match="derives no dialects"):
         view.sync_dialects()

@@ -396,6 +396,13 @@ def test_load_answers_on_the_loop_and_falls_back_to_a_thread(tmp_path: Any) -> N
 def test_the_server_derives_dialects_for_any_client(client: TestClient, catalog: SqlCatalog, ns: str) -> None:
     """A client that knows nothing of iceview (Iceberg Java's RESTCatalog: a replace carries only its
     own SQL) gets the view's derived dialects added by the server, in the same commit."""
+    # the relation the view reads, whose schema types the translations
+    assert (
+        client.post(
+            "/v1/namespaces/ns/views", json=create_body("t", sql="SELECT 1 AS id, 'a' AS name")
+        ).status_code
+        == 200
+    )
     body = create_body(sql="SELECT id, name FROM ns.t WHERE id > 1")
     body["properties"]["iceview.derive-dialects"] = "trino,duckdb"
     created = client.post("/v1/namespaces/ns/views", json=body).json()["metadata"]

@@ -190,3 +190,61 @@ def test_duckdbs_count_of_no_argument_counts_rows(target: str) -> None:
     edge table, ``edge_queries_duckdb.py``)."""
     out = _translate("SELECT count() AS n, count(tid) AS m FROM nc_t", "duckdb", target).sql
     assert "COUNT(*) AS n" in out and "COUNT(nc_t.tid) AS m" in out
+
+
+# the blind check's findings (names written by hand, and Spark's limits on correlated subqueries)
+ROW_REFERENCES = [
+    "SELECT x.bid FROM nc_b AS x WHERE EXISTS (SELECT 1 FROM nc_t WHERE nc_t IS NULL)",
+    "SELECT x.bid, (SELECT count(nc_t) FROM nc_t WHERE nc_t.tid = x.bid) AS c FROM nc_b AS x",
+    "SELECT nc_t FROM nc_t",
+]
+
+
+@pytest.mark.parametrize("target", ["spark", "trino"])
+@pytest.mark.parametrize("sql", ROW_REFERENCES)
+def test_duckdbs_row_reference_by_a_relations_name_is_refused(sql: str, target: str) -> None:
+    """In DuckDB a relation's name used as a value is its whole row, which the typing takes for a
+    column of that name (an outer one: other rows, no error)."""
+    with pytest.raises(UnsafeTranslationError) as e:
+        _translate(sql, "duckdb", target)
+    capture = [i for i in e.value.issues if i.code == "name-capture"]
+    assert capture and "whole row" in capture[0].reason
+
+
+def test_a_column_named_by_its_namespace_is_refused() -> None:
+    for source, target in DIRECTIONS:
+        for sql in (
+            "SELECT db.nc_t.tid FROM nc_t",
+            "SELECT tid FROM nc_t WHERE EXISTS (SELECT 1 FROM nc_b WHERE db.nc_t.w > 2)",
+        ):
+            with pytest.raises(UnsafeTranslationError) as e:
+                _translate(sql, source, target)
+            assert "qualified-column" in e.value.codes, (source, target, sql)
+    assert "nc_t.tid" in _translate("SELECT nc_t.tid FROM nc_t", "duckdb", "spark").sql
+
+
+SPARK_CANNOT_PLAN = [
+    "SELECT a.tid FROM nc_t AS a ORDER BY (SELECT max(b.bid) FROM nc_b AS b WHERE b.bid = a.tid), a.tid",
+    "SELECT a.tid, b.bid FROM nc_t AS a LEFT JOIN nc_b AS b ON a.tid = b.bid AND EXISTS (SELECT 1 FROM nc_s AS s WHERE s.sid = a.tid)",
+    "SELECT (SELECT max(b.bid) FROM nc_b AS b WHERE b.bid = a.tid) AS m, count(*) AS n FROM nc_t AS a GROUP BY (SELECT max(b.bid) FROM nc_b AS b WHERE b.bid = a.tid)",
+]
+
+
+@pytest.mark.parametrize("sql", SPARK_CANNOT_PLAN)
+def test_correlated_subqueries_spark_cannot_plan_are_refused_into_spark(sql: str) -> None:
+    with pytest.raises(UnsafeTranslationError) as e:
+        _translate(sql, "duckdb", "spark")
+    assert "correlated-subquery" in e.value.codes
+    try:
+        _translate(sql, "spark", "duckdb")
+    except UnsafeTranslationError as other:
+        assert "correlated-subquery" not in other.codes  # a limit of Spark's, not of DuckDB's
+
+
+def test_correlated_subqueries_spark_plans_are_kept() -> None:
+    for sql in (
+        "SELECT a.tid FROM nc_t AS a WHERE EXISTS (SELECT 1 FROM nc_b AS b WHERE b.bid = a.tid)",
+        "SELECT a.tid, (SELECT count(*) FROM nc_b AS b WHERE b.bid = a.tid) AS n FROM nc_t AS a",
+        "SELECT a.tid FROM nc_t AS a ORDER BY (SELECT max(b.bid) FROM nc_b AS b), a.tid",
+    ):
+        _translate(sql, "duckdb", "spark")

@@ -198,7 +198,7 @@ def check_function(node: exp.Expr, typer: Typer, ctx: Context, allowed: frozense
                 if classes is None:
                     continue
                 t = typer(operand)
-                if typer.lenient_about(t) or _of_class(operand, t.cls, classes):
+                if _of_class(operand, t.cls, classes):
                     continue
                 what = f"{t} literal" if _is_literal(operand) else str(t)
                 ctx.add(

@@ -18,8 +18,8 @@ from sqlglot import exp
 
 from iceview.sql.translate.model import TableSchemas, TranslationIssue, short
 
-NAMES_CODES = frozenset({"name-capture"})
-"""The refusal code of the name-capture check."""
+NAMES_CODES = frozenset({"name-capture", "qualified-column", "correlated-subquery"})
+"""The refusal codes of the name checks."""
 
 _UNKNOWN: frozenset[str] | None = None
 
@@ -131,6 +131,78 @@ def capture_issues(tree: exp.Expr, schemas: TableSchemas | None, dialect: str) -
                     unknown.append(item.alias_or_name or short(item, dialect))
                 elif qualifier in names:
                     between.append(item.alias_or_name)
+    return issues
+
+
+def written_name_issues(tree: exp.Expr, dialect: str) -> list[TranslationIssue]:
+    """Checks of names as the query's author wrote them (before sqlglot qualifies its columns):
+
+    * from DuckDB, an unqualified name that is a relation's alias of the query or of an enclosing
+      one: DuckDB reads it as that relation's whole row (``WHERE t IS NULL``, ``count(t)``), the
+      translation as a column of that name (``name-capture``);
+    * a column qualified with its relation's namespace (``db.t.x``): the translation names the
+      relation ``AS t``, so no engine but DuckDB resolves it (``qualified-column``; write ``t.x``)."""
+    issues: list[TranslationIssue] = []
+    for column in tree.find_all(exp.Column):
+        parts = [p.name.lower() for p in column.parts]
+        selects = [select for select, _ in _enclosing_selects(column)]
+        if len(parts) == 1 and dialect == "duckdb" and not isinstance(column.parent, exp.Dot):
+            if any(parts[0] in _aliases(list(_from_items(s))) for s in selects):
+                issues.append(
+                    TranslationIssue(
+                        "name-capture",
+                        short(column, dialect),
+                        f"{parts[0]!r} is a relation's name: DuckDB reads it as the relation's whole row, "
+                        "the other engines as a column",
+                    )
+                )
+        elif len(parts) >= 3 and not any(parts[0] in _aliases(list(_from_items(s))) for s in selects):
+            qualifier = tuple(parts[:-1])
+            for s in selects:
+                for item in _from_items(s):
+                    if isinstance(item, exp.Table) and item.args.get("alias") is None:
+                        name = tuple(p.name.lower() for p in item.parts)
+                        if len(name) > len(qualifier) and name[-len(qualifier) :] == qualifier:
+                            issues.append(
+                                TranslationIssue(
+                                    "qualified-column",
+                                    short(column, dialect),
+                                    f"a column qualified with its relation's namespace: the translation "
+                                    f"names the relation {qualifier[-1]!r}, so write {qualifier[-1]}.{parts[-1]}",
+                                )
+                            )
+    return issues
+
+
+def _correlated(query: exp.Expr) -> bool:
+    """Whether ``query`` (a subquery) names a relation of an enclosing query."""
+    inner = {alias for select in query.find_all(exp.Select) for alias in _aliases(list(_from_items(select)))}
+    return any(
+        len(column.parts) > 1 and column.parts[0].name.lower() not in inner
+        for column in query.find_all(exp.Column)
+    )
+
+
+def spark_subquery_issues(tree: exp.Expr, target: str, dialect: str) -> list[TranslationIssue]:
+    """Into Spark: a correlated subquery in ``ORDER BY``, ``GROUP BY`` or a join's ``ON``, which
+    DuckDB and Trino run and Spark 3.5 cannot plan (``UNRESOLVED_COLUMN``, or an internal error)."""
+    if target != "spark":
+        return []
+    issues: list[TranslationIssue] = []
+    for query in tree.find_all(exp.Exists, exp.Subquery):
+        if isinstance(query.parent, (exp.From, exp.Join, exp.Lateral)) or not _correlated(query):
+            continue
+        where = query.find_ancestor(exp.Order, exp.Group, exp.Join, exp.Select)
+        clause = {exp.Order: "ORDER BY", exp.Group: "GROUP BY", exp.Join: "a join's ON"}.get(type(where))
+        if clause is not None:
+            issues.append(
+                TranslationIssue(
+                    "correlated-subquery",
+                    short(query, dialect),
+                    f"a correlated subquery in {clause}: Spark 3.5 cannot plan it (it can in WHERE, "
+                    "HAVING and the SELECT list)",
+                )
+            )
     return issues
 
 

@@ -26,7 +26,12 @@ from iceview.sql.translate.model import (
     UnsafeTranslationError,
     short,
 )
-from iceview.sql.translate.names import NAMES_CODES, capture_issues
+from iceview.sql.translate.names import (
+    NAMES_CODES,
+    capture_issues,
+    spark_subquery_issues,
+    written_name_issues,
+)
 from iceview.sql.translate.policy import Context
 from iceview.sql.translate.rules import RULES, SOURCE_TEXT_CHECKS
 from iceview.sql.translate.signatures import GATE_CODES, gate
@@ -198,6 +203,7 @@ def _translate(
     )
     # a name the engines resolve otherwise than the typing did: read before any rewrite
     captured = capture_issues(typed, schemas, src) if typed is not None else capture_issues(tree, None, src)
+    captured += written_name_issues(tree, src) + spark_subquery_issues(work, dst, src)
     gate(work, ctx)  # type signatures, read before any rewrite; listed after the rules' own codes
     trino_gate(work, ctx)
     gated = list(ctx.issues)

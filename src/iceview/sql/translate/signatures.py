@@ -279,7 +279,7 @@ def gate(tree: exp.Expr, ctx: Context) -> None:
     """Refuse, in ``ctx``, every site of ``tree`` whose signature is not proven (see the module)."""
     if (ctx.source, ctx.target) not in GATED:
         return
-    typer = Typer(ctx.source, tree, lenient=not ctx.typed)
+    typer = Typer(ctx.source, tree)
     allowed = allowed_functions(ctx.target, ctx.source)
     for node in tree.walk():
         _check(node, typer, ctx)
@@ -296,8 +296,6 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         )
     pairs = unification_operands(node, typer)
     for a, b in pairs or ():
-        if typer.lenient_about(typer(a), typer(b)):
-            continue
         why = _unify_issue(typer(a), typer(b))
         if why is not None:
             ctx.add("type-signature", node, why)
@@ -306,8 +304,6 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         default = node.args.get("default")
         if default is not None:
             value, fallback = typer(node.this), typer(default)
-            if typer.lenient_about(value, fallback):
-                return
             same = value.cls == fallback.cls and (value.cls != "decimal" or value == fallback)
             if fallback.cls != "null" and not same:
                 ctx.add(
@@ -332,8 +328,6 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
             )
     for operand in _boolean_operands(node):
         t = typer(operand)
-        if typer.lenient_about(t):
-            continue
         if (
             t.cls == "null"
             and isinstance(node, (exp.And, exp.Or, exp.Not, exp.If))
@@ -416,8 +410,6 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 break
     if isinstance(node, (exp.Cast, exp.TryCast)):
         frm, to = typer(node.this), typer(node)
-        if typer.lenient_about(frm, to):
-            return
         if to.cls not in CASTS.get(frm.cls, frozenset()):
             ctx.add(
                 "cast-semantics",
@@ -438,8 +430,6 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
         folded_comparison(node, typer, ctx)
     if isinstance(node, exp.Pow):
         base, exponent = typer(node.this), typer(node.expression)
-        if typer.lenient_about(base, exponent):
-            return
         squared = node.expression == exp.Literal.number(2) and base.cls in ("int", "double")
         if frozenset((base.cls, exponent.cls)) not in POW_OPERANDS and not squared:
             ctx.add(
@@ -451,8 +441,6 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
 
 def _arithmetic(node: exp.Expr, typer: Typer, ctx: Context) -> None:
     a, b = typer(node.this), typer(node.expression)
-    if typer.lenient_about(a, b):
-        return
     if frozenset((a.cls, b.cls)) not in ARITHMETIC and not double_and_short_literal(a, b):
         ctx.add(
             "type-signature",

@@ -278,16 +278,10 @@ def spark_typer(ctx: Context, node: exp.Expr, source: str | None = None) -> Type
 class Typer:
     """Spark's type of every sub-expression of one tree (memoised by node)."""
 
-    def __init__(self, source: str, tree: exp.Expr | None = None, *, lenient: bool = False) -> None:
+    def __init__(self, source: str, tree: exp.Expr | None = None) -> None:
         self.source = source
-        self.lenient = lenient
         self._memo: dict[int, Ty] = {}
         self._defined = _column_definitions(tree) if tree is not None else {}
-
-    def lenient_about(self, *types: Ty) -> bool:
-        """Whether a site with these operand types is left to the rules: without table schemas
-        (``lenient``) a column's type is unknown, and the gate checks only what it can type."""
-        return self.lenient and any(t.cls == "unknown" for t in types)
 
     def __call__(self, node: exp.Expr) -> Ty:
         key = id(node)

@@ -110,7 +110,7 @@ def trino_gate(tree: exp.Expr, ctx: Context) -> None:
     differently (see the module). Does nothing unless Trino is the source or the target."""
     if "trino" not in (ctx.source, ctx.target) or ctx.source == ctx.target:
         return
-    typer = Typer("spark" if ctx.source == "trino" else ctx.source, tree, lenient=not ctx.typed)
+    typer = Typer("spark" if ctx.source == "trino" else ctx.source, tree)
     into = ctx.target == "trino"
     for node in tree.walk():
         _unify(node, typer, ctx, into)
