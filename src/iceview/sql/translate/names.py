@@ -183,6 +183,13 @@ def _correlated(query: exp.Expr) -> bool:
     )
 
 
+_SPARK_UNPLANNED: dict[type[exp.Expr], str] = {
+    exp.Order: "ORDER BY",
+    exp.Group: "GROUP BY",
+    exp.Join: "a join's ON",
+}
+
+
 def spark_subquery_issues(tree: exp.Expr, target: str, dialect: str) -> list[TranslationIssue]:
     """Into Spark: a correlated subquery in ``ORDER BY``, ``GROUP BY`` or a join's ``ON``, which
     DuckDB and Trino run and Spark 3.5 cannot plan (``UNRESOLVED_COLUMN``, or an internal error)."""
@@ -193,7 +200,7 @@ def spark_subquery_issues(tree: exp.Expr, target: str, dialect: str) -> list[Tra
         if isinstance(query.parent, (exp.From, exp.Join, exp.Lateral)) or not _correlated(query):
             continue
         where = query.find_ancestor(exp.Order, exp.Group, exp.Join, exp.Select)
-        clause = {exp.Order: "ORDER BY", exp.Group: "GROUP BY", exp.Join: "a join's ON"}.get(type(where))
+        clause = _SPARK_UNPLANNED.get(type(where)) if where is not None else None
         if clause is not None:
             issues.append(
                 TranslationIssue(
