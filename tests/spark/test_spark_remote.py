@@ -3,7 +3,8 @@
 pyspark 3.5.9 has no Spark Connect server, and a process holds one Spark session, so each mode runs
 ``tests/spark_remote/remote_checks.py`` with ``.venv-spark4`` (pyspark 4, made by
 ``scripts/setup.sh --tests``) in its own process (``remote_support.py``); the two run at the same time. It reads the TPC-H Parquet files of this run and
-must return, for every corpus view, the rows Iceberg-Spark returned here (``corpus_expected``).
+must return, for the corpus views it reads (every other one: each view is read in one mode), the
+rows Iceberg-Spark returned here (``corpus_expected``).
 
 When :func:`test_spark4_connect_hive` is among the tests to run, the Connect process also runs its
 Hive check (``test_hive_catalog``: SparkViews on iceview's ``HiveCatalog`` on the session's
