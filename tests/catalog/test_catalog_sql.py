@@ -230,8 +230,9 @@ def test_statements_are_javas(tmp_path: Path) -> None:
     catalog.drop_view("ns.w")
     assert matches(
         sent()[-1:],
+        # Java's statement, deleting the row only while it holds the pointer the drop read
         "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace  = ? AND table_name = ? AND "
-        "iceberg_type = 'VIEW'",
+        "iceberg_type = 'VIEW' AND metadata_location = ?",
     ), sent()
     traced.clear()
     create(catalog)
@@ -543,3 +544,32 @@ def test_a_failed_pointer_read_is_a_catalog_error_and_the_next_read_works(tmp_pa
         conn.execute("ALTER TABLE moved_away RENAME TO iceberg_tables")
     assert catalog.load_view("ns.v").metadata.current_version_id == 1
     catalog.close()
+
+
+def test_a_commit_landing_inside_a_drop_is_dropped_with_its_file(
+    many_catalogs: list[SqlCatalog], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replace that lands after the drop read the view and before its ``DELETE``: the delete
+    (only while the row holds what was read) misses, the drop reads again and deletes the row and
+    the file the view then pointed at; before, the replace's file was left behind."""
+    dropper, writer = many_catalogs
+    dropper.create_namespace("ns")
+    first = create(dropper).metadata_location
+    assert first is not None
+    landed: list[str] = []
+    read_view = SqlCatalog._last_metadata_for_drop
+
+    def then_a_commit(self: SqlCatalog, ops: Any) -> Any:
+        last = read_view(self, ops)
+        if not landed:
+            replaced = writer.load_view("ns.v").replace_version(
+                schema=SCHEMA, queries={"spark": "SELECT 2 AS id, 'b' AS data"}, default_namespace=("ns",)
+            )
+            landed.append(str(replaced.metadata_location))
+        return last
+
+    monkeypatch.setattr(SqlCatalog, "_last_metadata_for_drop", then_a_commit)
+    assert dropper.drop_view("ns.v")
+    assert not writer.view_exists("ns.v")
+    assert not Path(file_path(landed[0])).exists()  # gc.enabled: the file the view pointed at
+    assert Path(file_path(first)).exists()  # an older version's file, as Java leaves it

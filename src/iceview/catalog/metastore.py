@@ -59,6 +59,9 @@ __all__ = ["MetastoreFunctionOperations", "MetastoreViewCatalog", "MetastoreView
 
 log = logging.getLogger(__name__)
 
+DROP_ATTEMPTS = 10
+"""How often a drop reads a pointer that keeps moving before it gives up."""
+
 M = TypeVar("M", bound=Metadata)
 
 
@@ -324,6 +327,35 @@ class MetastoreViewCatalog(Catalog):
                 e,
             )
         return None
+
+    def _drop_while_current(
+        self,
+        new_ops: Callable[[], MetadataOperations[Any]],
+        read: Callable[[], str | None],
+        delete_at: Callable[[str], bool],
+    ) -> bool:
+        """Drop a view or function whose pointer can be deleted conditionally: ``delete_at(location)``
+        deletes its entry only while it still points at ``location`` (False: gone, or moved on).
+        The metadata a drop then deletes (``gc.enabled``) is the one the entry pointed at: a commit
+        landing between the read and the delete is read again, so its file is never orphaned.
+        Returns False when there is nothing to drop."""
+        for _ in range(DROP_ATTEMPTS):
+            ops = new_ops()  # reads the pointer afresh
+            noun, ident = ops.kind.noun, ops.identifier
+            last = self._last_metadata_for_drop(ops)
+            location = read()
+            if location is None:
+                log.info("Skipping drop, %s does not exist: %s", noun, ident)
+                return False
+            if last is not None and last.metadata_file_location != location:
+                continue  # a commit landed between the two reads
+            if delete_at(location):
+                self._delete_dropped_metadata(ident, last)
+                log.info("Dropped %s: %s", noun, ident)
+                return True
+        raise CommitFailedError(
+            f"Cannot drop {noun} {ident}: it kept changing during {DROP_ATTEMPTS} attempts"
+        )
 
     def _delete_dropped_metadata(self, identifier: ViewIdentifier, last: Metadata | None) -> None:
         """After a drop: delete the view's current metadata file if ``gc.enabled`` (Java's

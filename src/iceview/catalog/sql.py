@@ -374,16 +374,21 @@ class SqlCatalog(MetastoreViewCatalog):
     def drop_view(self, identifier: IdentifierLike) -> bool:
         self._require_views()
         ident = to_identifier(identifier)
-        last = self._last_metadata_for_drop(self.new_view_ops(ident))
-        deleted = self._execute(
-            f"drop view {ident}", DROP_VIEW_SQL, self.name, ident.namespace_string, ident.name
+        return self._drop_while_current(
+            lambda: self.new_view_ops(ident),
+            lambda: read_pointer(self, VIEW_POINTERS, VIEW, ident),
+            lambda location: (
+                self._execute(
+                    f"drop view {ident}",
+                    DROP_VIEW_SQL,
+                    self.name,
+                    ident.namespace_string,
+                    ident.name,
+                    location,
+                )
+                > 0
+            ),
         )
-        if deleted == 0:
-            log.info("Skipping drop, view does not exist: %s", ident)
-            return False
-        self._delete_dropped_metadata(ident, last)
-        log.info("Dropped view: %s", ident)
-        return True
 
     def rename_view(self, from_identifier: IdentifierLike, to_identifier: IdentifierLike) -> None:
         self._require_views()

@@ -80,7 +80,10 @@ RENAME_VIEW_SQL = Stmt(
 DROP_VIEW_SQL = Stmt(
     "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace  = ? AND table_name = ? AND "
     + _VIEW
+    + " AND metadata_location = ?"
 )
+"""Java's drop, deleting the row only while it holds the pointer the drop read (a commit landing
+in between is read again, not orphaned: docs/compatibility.md)."""
 GET_NAMESPACE_SQL = Stmt(
     "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND  (table_namespace = ? OR "
     "table_namespace LIKE ? ESCAPE '!') LIMIT 1"

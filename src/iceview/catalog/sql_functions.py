@@ -36,7 +36,6 @@ from iceview.catalog.sql_db import (
 from iceview.catalog.sql_pointers import PointerTable, read_pointer, swap_pointer
 from iceview.errors import (
     CatalogError,
-    CommitFailedError,
     FunctionAlreadyExistsError,
     InvalidArgumentError,
     NamespaceNotEmptyError,
@@ -83,7 +82,6 @@ ALL_FUNCTION_POINTERS_SQL = Stmt(
     "SELECT metadata_location, previous_metadata_location FROM iceview_functions"
 )
 
-_DROP_ATTEMPTS = 10
 log = logging.getLogger(__name__)
 
 FUNCTION_POINTERS = PointerTable(GET_FUNCTION_SQL, SWAP_FUNCTION_SQL, INSERT_FUNCTION_SQL)
@@ -256,21 +254,12 @@ class SqlFunctions:
         return self.names(namespace)
 
     def drop(self, ident: ViewIdentifier, catalog: MetastoreViewCatalog) -> bool:
-        """Drop the function: its row while it holds the pointer read (a commit landing in between
-        is read again, never orphaned), then its current metadata file (``gc.enabled``)."""
-        for _ in range(_DROP_ATTEMPTS):
-            last = catalog._last_metadata_for_drop(SqlFunctionOperations(catalog, self, ident))
-            location = self.read(ident)
-            if location is None:
-                log.info("Skipping drop, function does not exist: %s", ident)
-                return False
-            if self.delete(ident, location):
-                same = last is not None and last.metadata_file_location == location
-                catalog._delete_dropped_metadata(ident, last if same else None)
-                log.info("Dropped function: %s", ident)
-                return True
-        raise CommitFailedError(
-            f"Cannot drop function {ident}: it kept changing during {_DROP_ATTEMPTS} attempts"
+        """Drop the function: its row while it holds the pointer read, then its current metadata
+        file (``gc.enabled``; :meth:`MetastoreViewCatalog._drop_while_current`)."""
+        return catalog._drop_while_current(
+            lambda: SqlFunctionOperations(catalog, self, ident),
+            lambda: self.read(ident),
+            lambda location: self.delete(ident, location),
         )
 
     def rename(self, src: ViewIdentifier, dst: ViewIdentifier) -> None:
