@@ -163,3 +163,31 @@ def test_sync_after_a_writer_that_does_not_derive(catalog: Any) -> None:
     sql = sql_of(synced)
     assert list(sql) == ["spark", "trino", "duckdb"] and "id > 2" in sql["duckdb"]
     assert synced.current_version.summary["engine-name"] == "spark"  # the SQL's own engine is kept
+
+
+def test_a_relation_named_by_a_catalog_alias_is_typed(tmp_path: Any) -> None:
+    """SQL an engine wrote with its own name for the catalog (``iceview.catalog-aliases``: a Spark
+    session's name for an ``iceview serve`` catalog) reads relations of this catalog: their schemas
+    type the derived dialects, which a relation of no known schema would not get."""
+    from iceview.catalog.sql import SqlCatalog
+
+    sql = "SELECT id, data FROM sparks_name.ns.t WHERE id > 1"
+    where = {"uri": f"sqlite:///{tmp_path}/c.db", "warehouse": (tmp_path / "w").as_uri()}
+    plain = SqlCatalog("cat", **where)
+    try:
+        namespace(plain)
+        assert plain.relation_schemas(sql, "spark", default_catalog=None, default_namespace=("ns",)) == {}
+        refused = plain.create_view(
+            "ns.v", schema=SCHEMA, queries={"spark": sql}, default_namespace="ns", properties=DERIVE
+        )
+        assert list(sql_of(refused)) == ["spark"]  # id > 1 of an unknown type: not proven
+    finally:
+        plain.close()
+    aliased = SqlCatalog("cat", **where, **{"iceview.catalog-aliases": "sparks_name"})
+    try:
+        found = aliased.relation_schemas(sql, "spark", default_catalog=None, default_namespace=("ns",))
+        assert [f.name for f in found[("sparks_name", "ns", "t")].fields] == ["id", "data"]
+        view = aliased.replace_view("ns.v", schema=SCHEMA, queries={"spark": sql}, default_namespace="ns")
+        assert list(sql_of(view)) == ["spark", "trino", "duckdb"]
+    finally:
+        aliased.close()

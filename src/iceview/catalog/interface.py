@@ -282,12 +282,14 @@ class Catalog(ABC):
         default_namespace: Sequence[str],
         tables: Any = None,
     ) -> dict[tuple[str, ...], Schema]:
-        """The schemas of the relations ``sql`` reads that live in this catalog (views: their
-        current schema; tables: PyIceberg's, through ``tables`` or :meth:`table_catalog`), by
-        qualified name. For translation's type rules."""
+        """The schemas of the relations ``sql`` reads that live in this catalog (named by its name
+        or one of its ``iceview.catalog-aliases``; views: their current schema; tables: PyIceberg's,
+        through ``tables`` or :meth:`table_catalog`), by qualified name. For translation's type rules."""
         from iceview.sql import find_references, qualify_parts
+        from iceview.view.derived import DeriveContext
 
         catalog = default_catalog or self.name
+        ours = DeriveContext(self.name, self.properties).names  # with iceview.catalog-aliases
         out: dict[tuple[str, ...], Schema] = {}
         table_catalog = tables
         created = False
@@ -297,9 +299,9 @@ class Catalog(ABC):
                     ref.parts,
                     default_catalog=catalog,
                     default_namespace=default_namespace,
-                    known_catalogs={catalog, self.name},
+                    known_catalogs={catalog, *ours},
                 )
-                if parts in out or parts[0] != self.name or len(parts) < 3:
+                if parts in out or parts[0] not in ours or len(parts) < 3:
                     continue
                 ident = parts[1:]
                 try:
