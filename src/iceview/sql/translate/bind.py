@@ -44,19 +44,33 @@ def _create(con: Any, schemas: TableSchemas) -> bool:
     return True
 
 
+def _parse_issues(con: Any, sql: str) -> list[TranslationIssue]:
+    """``does-not-parse`` when DuckDB's parser rejects ``sql`` (what can be checked without schemas)."""
+    import duckdb
+
+    try:
+        con.extract_statements(sql)
+    except duckdb.Error as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        short_sql = sql if len(sql) <= 120 else sql[:117] + "..."
+        return [TranslationIssue("does-not-parse", short_sql, f"DuckDB does not parse it: {first}")]
+    return []
+
+
 def bind_issues(sql: str, schemas: TableSchemas | None) -> list[TranslationIssue]:
-    """``does-not-bind`` when DuckDB cannot bind ``sql`` against ``schemas`` (empty tables)."""
-    if not schemas or not duckdb_available():
+    """``does-not-bind`` when DuckDB cannot bind ``sql`` against ``schemas`` (empty tables);
+    without them, ``does-not-parse`` when DuckDB cannot parse it."""
+    if not duckdb_available():
         return []
     import duckdb
 
     con = duckdb.connect(":memory:")
     try:
         try:
-            if not _create(con, schemas):
-                return []
+            if not schemas or not _create(con, schemas):
+                return _parse_issues(con, sql)
         except duckdb.Error:
-            return []  # e.g. a catalog named like one of DuckDB's own databases: cannot check
+            return _parse_issues(con, sql)  # e.g. a catalog named like one of DuckDB's own databases
         try:
             con.execute(f"EXPLAIN {sql}")
         except duckdb.Error as e:

@@ -6,11 +6,11 @@ nothing here tests a dialect's name."""
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING
 
 import sqlglot
-from sqlglot import exp
+from sqlglot import exp, tokenize
 from sqlglot.errors import SqlglotError
 
 from iceview.sql.translate.model import TranslationIssue
@@ -541,3 +541,76 @@ def spark_year_patterns(sql: str) -> list[TranslationIssue]:
                         )
                     )
     return issues
+
+
+_STARTS_A_VALUE = frozenset(
+    {
+        "SELECT",
+        "L_PAREN",
+        "L_BRACKET",
+        "COMMA",
+        "PLUS",
+        "DASH",
+        "STAR",
+        "SLASH",
+        "MOD",
+        "DIV",
+        "EQ",
+        "NEQ",
+        "LT",
+        "GT",
+        "LTE",
+        "GTE",
+        "NULLSAFE_EQ",
+        "DPIPE",
+        "CARET",
+        "AMP",
+        "PIPE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "AND",
+        "OR",
+        "NOT",
+        "WHERE",
+        "HAVING",
+        "ON",
+        "BETWEEN",
+        "LIKE",
+        "ILIKE",
+        "IN",
+        "CASE",
+        "DISTINCT",
+        "QUALIFY",
+        "RETURN",
+        "IS",
+    }
+)
+"""Tokens after which a ``+`` is a sign, not an addition."""
+
+
+def unary_plus(dialect: str) -> Callable[[str], list[TranslationIssue]]:
+    """A unary ``+``: sqlglot's parser drops it, but Spark's ``+'10'`` is the DOUBLE 10.0 (a
+    string is cast), so the translation would keep the string."""
+
+    def check(sql: str) -> list[TranslationIssue]:
+        try:
+            tokens = tokenize(sql, read=dialect)
+        except SqlglotError:
+            return []
+        for i, token in enumerate(tokens):
+            if token.token_type.name == "PLUS" and (
+                i == 0 or tokens[i - 1].token_type.name in _STARTS_A_VALUE
+            ):
+                after = tokens[i + 1].text if i + 1 < len(tokens) else ""
+                return [
+                    TranslationIssue(
+                        "unary-plus",
+                        f"+{after}",
+                        "a unary +: sqlglot drops it, while Spark casts a string under it to a DOUBLE "
+                        "(write CAST(x AS DOUBLE), or leave the + out)",
+                    )
+                ]
+        return []
+
+    return check

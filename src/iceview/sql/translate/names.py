@@ -18,7 +18,9 @@ from sqlglot import exp
 
 from iceview.sql.translate.model import TableSchemas, TranslationIssue, short
 
-NAMES_CODES = frozenset({"name-capture", "qualified-column", "correlated-subquery"})
+NAMES_CODES = frozenset(
+    {"name-capture", "qualified-column", "correlated-subquery", "star-using", "star-modifier"}
+)
 """The refusal codes of the name checks."""
 
 _UNKNOWN: frozenset[str] | None = None
@@ -237,3 +239,41 @@ def _issue(
             f"read inside are not known: the engines would take a column of that name first"
         )
     return TranslationIssue("name-capture", short(column, dialect), reason)
+
+
+def star_issues(tree: exp.Expr, work: exp.Expr, source: str, typed: bool) -> list[TranslationIssue]:
+    """``*`` the translation cannot carry as it is:
+
+    * over a ``USING`` or ``NATURAL`` join (``star-using``): Spark puts the join columns first,
+      DuckDB keeps each relation's own order. Only from Spark with the schemas known is ``*``
+      expanded in Spark's order;
+    * with DuckDB's ``EXCLUDE``/``REPLACE`` left unexpanded (no schemas: ``star-modifier``): Spark
+      3.5 parses neither."""
+    issues: list[TranslationIssue] = []
+    if not (source == "spark" and typed):
+        for select in tree.find_all(exp.Select):
+            stars = [
+                s
+                for s in select.expressions
+                if isinstance(s, exp.Star) or (isinstance(s, exp.Column) and s.is_star)
+            ]
+            joins = select.args.get("joins") or ()
+            if stars and any(j.args.get("using") or j.args.get("method") == "NATURAL" for j in joins):
+                issues.append(
+                    TranslationIssue(
+                        "star-using",
+                        short(select, source),
+                        "* over a USING or NATURAL join: Spark puts the join columns first, DuckDB keeps "
+                        "each relation's order (name the columns)",
+                    )
+                )
+    for star in work.find_all(exp.Star):
+        if any(star.args.get(k) for k in ("except_", "except", "replace", "rename")):
+            issues.append(
+                TranslationIssue(
+                    "star-modifier",
+                    short(star, source),
+                    "* with EXCLUDE or REPLACE and no schemas to expand it: Spark 3.5 parses neither",
+                )
+            )
+    return issues

@@ -30,6 +30,7 @@ from iceview.sql.translate.names import (
     NAMES_CODES,
     capture_issues,
     spark_subquery_issues,
+    star_issues,
     written_name_issues,
 )
 from iceview.sql.translate.policy import Context
@@ -204,6 +205,7 @@ def _translate(
     # a name the engines resolve otherwise than the typing did: read before any rewrite
     captured = capture_issues(typed, schemas, src) if typed is not None else capture_issues(tree, None, src)
     captured += written_name_issues(tree, src) + spark_subquery_issues(work, dst, src)
+    captured += star_issues(tree, work, src, typed is not None)
     gate(work, ctx)  # type signatures, read before any rewrite; listed after the rules' own codes
     trino_gate(work, ctx)
     gated = list(ctx.issues)

@@ -380,9 +380,11 @@ RULES = RuleTable(
 
 SOURCE_TEXT_CHECKS: Mapping[str, tuple[Callable[[str], list[TranslationIssue]], ...]] = {
     # sqlglot normalises trunc units on parsing ('Q' becomes QUARTER) that Spark does not know
-    "spark": (c.spark_trunc_units, c.spark_year_patterns),
+    "spark": (c.spark_trunc_units, c.spark_year_patterns, c.unary_plus("spark")),
+    "duckdb": (c.unary_plus("duckdb"),),
+    "trino": (c.unary_plus("trino"),),
 }
 """Per source dialect, the rules read from the source text; their issues follow the tree's."""
 
-SOURCE_TEXT_CODES = frozenset({"trunc-unit", "date-format"})
+SOURCE_TEXT_CODES = frozenset({"trunc-unit", "date-format", "unary-plus"})
 """The refusal codes of :data:`SOURCE_TEXT_CHECKS`."""

@@ -245,6 +245,8 @@ def _boolean_operands(node: exp.Expr) -> Iterator[exp.Expr]:
         yield node.expression
     elif isinstance(node, (exp.LogicalAnd, exp.LogicalOr)):
         yield node.this
+    elif isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
+        yield node.this  # x IS [NOT] TRUE: DuckDB converts a number, legacy Spark compares it with 1
 
 
 _PREDICATES = (
@@ -340,6 +342,16 @@ def _check(node: exp.Expr, typer: Typer, ctx: Context) -> None:
                 operand,
                 f"a {t} where a BOOLEAN is needed: DuckDB converts it, Spark refuses it (compare it explicitly)",
             )
+    if isinstance(node, (exp.Like, exp.ILike)):
+        for operand in (node.this, node.expression):
+            t = typer(operand)
+            if t.cls not in ("text", "null"):
+                ctx.add(
+                    "cast-semantics",
+                    operand,
+                    f"LIKE of a {t}: Spark matches the value's text (1.0E-7, Infinity), DuckDB has no LIKE for it",
+                )
+                break
     if (
         isinstance(node, exp.In)
         and node.args.get("query") is not None
