@@ -20,6 +20,7 @@ from iceview.sql.translate import edges_both as eb
 from iceview.sql.translate import edges_duckdb as ed
 from iceview.sql.translate import exact_decimals as xd
 from iceview.sql.translate import into_spark as sp
+from iceview.sql.translate import source_text as st
 from iceview.sql.translate.blind_rules import BLIND_RULES
 from iceview.sql.translate.cross_rules import CROSS_RULES
 from iceview.sql.translate.model import TranslationIssue
@@ -380,9 +381,9 @@ RULES = RuleTable(
 
 SOURCE_TEXT_CHECKS: Mapping[str, tuple[Callable[[str], list[TranslationIssue]], ...]] = {
     # sqlglot normalises trunc units on parsing ('Q' becomes QUARTER) that Spark does not know
-    "spark": (c.spark_trunc_units, c.spark_year_patterns, c.unary_plus("spark")),
-    "duckdb": (c.unary_plus("duckdb"),),
-    "trino": (c.unary_plus("trino"),),
+    "spark": (st.spark_trunc_units, st.spark_year_patterns, st.unary_plus("spark")),
+    "duckdb": (st.unary_plus("duckdb"),),
+    "trino": (st.unary_plus("trino"),),
 }
 """Per source dialect, the rules read from the source text; their issues follow the tree's."""
 
