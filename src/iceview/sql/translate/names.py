@@ -1,14 +1,19 @@
-"""The name-capture check: a qualified name ``x.v`` in a subquery whose qualifier ``x`` is a table
-alias of an enclosing query and also a column of a relation the subquery (or a query between the
-two) reads.
+"""How names resolve, where the engines and the translation's typing would not agree.
 
-Spark, DuckDB and Trino look a name up in the innermost query first: there ``x.v`` is field ``v``
-of the struct column ``x`` (or, for a column that is not a struct, an error in Spark and the outer
-column in DuckDB). sqlglot, whose typing the rules read, resolves it to the outer alias: the rules
-would see the outer column's type, not the field's, and pass what they refuse for the field (a
-double typed as a decimal skips every NaN rule). Such names are refused (``name-capture``); within
-one query a table alias wins over a column in every engine and in sqlglot alike, so ``x.v`` there
-is kept."""
+* **Name capture** (``name-capture``): a qualified name ``x.v`` in a subquery whose qualifier ``x``
+  is a table alias of an enclosing query and also a column of a relation the subquery (or a query
+  between the two) reads. Spark, DuckDB and Trino look a name up in the innermost query first:
+  there ``x.v`` is field ``v`` of the struct column ``x`` (for a column that is not a struct, an
+  error in Spark and the outer column in DuckDB). sqlglot, whose typing the rules read, resolves it
+  to the outer alias, so the rules would see the outer column's type (a double typed as a decimal
+  skips every NaN rule). Within one query a table alias wins over a column in every engine and in
+  sqlglot alike, so ``x.v`` there is kept. From DuckDB, a relation's name used as a value is its
+  whole row, which the typing takes for a column.
+* DuckDB's implicit ``LATERAL`` (``lateral-subquery``), a column named with its relation's
+  namespace (``qualified-column``), correlated subqueries Spark cannot plan
+  (``correlated-subquery``), and ``*`` whose columns come out otherwise (``star-using``,
+  ``star-modifier``).
+"""
 
 from __future__ import annotations
 
