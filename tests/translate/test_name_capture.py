@@ -62,15 +62,21 @@ def _translate(sql: str, source: str, target: str) -> Any:
     )
 
 
+def _refusal(sql: str, source: str, target: str, code: str) -> Any:
+    """The issue of code ``code`` the translation is refused with (it must be refused so)."""
+    with pytest.raises(UnsafeTranslationError) as e:
+        _translate(sql, source, target)
+    found = [i for i in e.value.issues if i.code == code]
+    assert found, [i.code for i in e.value.issues]
+    return found[0]
+
+
 @pytest.mark.parametrize(("source", "target"), DIRECTIONS)
 @pytest.mark.parametrize("sql", CAPTURED)
 def test_a_captured_name_is_refused(sql: str, source: str, target: str) -> None:
-    with pytest.raises(UnsafeTranslationError) as e:
-        _translate(sql, source, target)
-    capture = [i for i in e.value.issues if i.code == "name-capture"]
-    assert capture, [i.code for i in e.value.issues]
-    assert "'x' is an alias of an enclosing query" in capture[0].reason
-    assert "rename the alias" in capture[0].reason
+    capture = _refusal(sql, source, target, "name-capture")
+    assert "'x' is an alias of an enclosing query" in capture.reason
+    assert "rename the alias" in capture.reason
 
 
 @pytest.mark.parametrize(("source", "target"), DIRECTIONS)
@@ -85,17 +91,8 @@ def test_a_name_the_engines_resolve_alike_is_kept(sql: str, source: str, target:
 def test_a_relation_of_unknown_columns_inside_is_refused() -> None:
     """With schemas, a relation inside whose columns are not known might have the alias's name as
     a column: refused too."""
-    with pytest.raises(UnsafeTranslationError) as e:
-        translate(
-            "SELECT x.bid, (SELECT count(*) FROM nc_u WHERE x.bid > 0) AS z FROM nc_b AS x",
-            "spark",
-            "duckdb",
-            default_catalog=CAT,
-            default_namespace=["db"],
-            schemas=SCHEMAS,
-        )
-    capture = [i for i in e.value.issues if i.code == "name-capture"]
-    assert capture and "are not known" in capture[0].reason
+    sql = "SELECT x.bid, (SELECT count(*) FROM nc_u WHERE x.bid > 0) AS z FROM nc_b AS x"
+    assert "are not known" in _refusal(sql, "spark", "duckdb", "name-capture").reason
 
 
 # --------------------------------------------------------------------------------------------------
@@ -172,10 +169,8 @@ IMPLICIT_LATERAL = [
 def test_duckdbs_implicit_lateral_is_refused_by_name(sql: str, target: str) -> None:
     """DuckDB reads a derived table that names an earlier FROM item as LATERAL without the keyword;
     kept as it is, Spark and Trino cannot resolve the name (``UNRESOLVED_COLUMN``)."""
-    with pytest.raises(UnsafeTranslationError) as e:
-        _translate(sql, "duckdb", target)
-    issues = [i for i in e.value.issues if i.code == "lateral-subquery"]
-    assert issues and "reads it as a LATERAL subquery without the keyword" in issues[0].reason
+    issue = _refusal(sql, "duckdb", target, "lateral-subquery")
+    assert "reads it as a LATERAL subquery without the keyword" in issue.reason
 
 
 def test_a_derived_table_of_its_own_names_is_kept() -> None:
@@ -205,10 +200,7 @@ ROW_REFERENCES = [
 def test_duckdbs_row_reference_by_a_relations_name_is_refused(sql: str, target: str) -> None:
     """In DuckDB a relation's name used as a value is its whole row, which the typing takes for a
     column of that name (an outer one: other rows, no error)."""
-    with pytest.raises(UnsafeTranslationError) as e:
-        _translate(sql, "duckdb", target)
-    capture = [i for i in e.value.issues if i.code == "name-capture"]
-    assert capture and "whole row" in capture[0].reason
+    assert "whole row" in _refusal(sql, "duckdb", target, "name-capture").reason
 
 
 def test_a_column_named_by_its_namespace_is_refused() -> None:

@@ -44,6 +44,11 @@ def _create(con: Any, schemas: TableSchemas) -> bool:
     return True
 
 
+def _refusal(code: str, sql: str, what: str, e: Exception) -> list[TranslationIssue]:
+    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return [TranslationIssue(code, sql if len(sql) <= 120 else sql[:117] + "...", f"DuckDB {what}: {first}")]
+
+
 def _parse_issues(con: Any, sql: str) -> list[TranslationIssue]:
     """``does-not-parse`` when DuckDB's parser rejects ``sql`` (what can be checked without schemas)."""
     import duckdb
@@ -51,9 +56,7 @@ def _parse_issues(con: Any, sql: str) -> list[TranslationIssue]:
     try:
         con.extract_statements(sql)
     except duckdb.Error as e:
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        short_sql = sql if len(sql) <= 120 else sql[:117] + "..."
-        return [TranslationIssue("does-not-parse", short_sql, f"DuckDB does not parse it: {first}")]
+        return _refusal("does-not-parse", sql, "does not parse it", e)
     return []
 
 
@@ -74,14 +77,7 @@ def bind_issues(sql: str, schemas: TableSchemas | None) -> list[TranslationIssue
         try:
             con.execute(f"EXPLAIN {sql}")
         except duckdb.Error as e:
-            first = str(e).splitlines()[0] if str(e) else type(e).__name__
-            return [
-                TranslationIssue(
-                    "does-not-bind",
-                    sql if len(sql) <= 120 else sql[:117] + "...",
-                    f"DuckDB cannot bind it: {first}",
-                )
-            ]
+            return _refusal("does-not-bind", sql, "cannot bind it", e)
         return []
     finally:
         con.close()

@@ -42,8 +42,12 @@ def _cte_columns(tree: exp.Expr) -> dict[str, frozenset[str] | None]:
     return columns
 
 
+def _is_star(projection: exp.Expr) -> bool:
+    return isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and projection.is_star)
+
+
 def _selects(query: exp.Query) -> frozenset[str] | None:
-    if any(isinstance(s, exp.Star) or (isinstance(s, exp.Column) and s.is_star) for s in query.selects):
+    if any(_is_star(s) for s in query.selects):
         return _UNKNOWN  # an unexpanded *: its columns are not known here
     return frozenset(name.lower() for name in query.named_selects)
 
@@ -86,6 +90,11 @@ def _from_items(select: exp.Select) -> Iterator[exp.Expr]:
 
 def _aliases(items: list[exp.Expr]) -> set[str]:
     return {item.alias_or_name.lower() for item in items if item.alias_or_name}
+
+
+def _select_aliases(select: exp.Select) -> set[str]:
+    """The aliases (or names) of the relations ``select`` reads."""
+    return _aliases(list(_from_items(select)))
 
 
 def _enclosing_selects(node: exp.Expr) -> Iterator[tuple[exp.Select, bool]]:
@@ -154,7 +163,7 @@ def written_name_issues(tree: exp.Expr, dialect: str) -> list[TranslationIssue]:
         parts = [p.name.lower() for p in column.parts]
         selects = [select for select, _ in _enclosing_selects(column)]
         if len(parts) == 1 and dialect == "duckdb" and not isinstance(column.parent, exp.Dot):
-            if any(parts[0] in _aliases(list(_from_items(s))) for s in selects):
+            if any(parts[0] in _select_aliases(s) for s in selects):
                 issues.append(
                     TranslationIssue(
                         "name-capture",
@@ -163,7 +172,7 @@ def written_name_issues(tree: exp.Expr, dialect: str) -> list[TranslationIssue]:
                         "the other engines as a column",
                     )
                 )
-        elif len(parts) >= 3 and not any(parts[0] in _aliases(list(_from_items(s))) for s in selects):
+        elif len(parts) >= 3 and not any(parts[0] in _select_aliases(s) for s in selects):
             qualifier = tuple(parts[:-1])
             for s in selects:
                 for item in _from_items(s):
@@ -183,7 +192,7 @@ def written_name_issues(tree: exp.Expr, dialect: str) -> list[TranslationIssue]:
 
 def _correlated(query: exp.Expr) -> bool:
     """Whether ``query`` (a subquery) names a relation of an enclosing query."""
-    inner = {alias for select in query.find_all(exp.Select) for alias in _aliases(list(_from_items(select)))}
+    inner = {alias for select in query.find_all(exp.Select) for alias in _select_aliases(select)}
     return any(
         len(column.parts) > 1 and column.parts[0].name.lower() not in inner
         for column in query.find_all(exp.Column)
@@ -257,13 +266,10 @@ def star_issues(tree: exp.Expr, work: exp.Expr, source: str, typed: bool) -> lis
     issues: list[TranslationIssue] = []
     if not (source == "spark" and typed):
         for select in tree.find_all(exp.Select):
-            stars = [
-                s
-                for s in select.expressions
-                if isinstance(s, exp.Star) or (isinstance(s, exp.Column) and s.is_star)
-            ]
             joins = select.args.get("joins") or ()
-            if stars and any(j.args.get("using") or j.args.get("method") == "NATURAL" for j in joins):
+            if any(_is_star(s) for s in select.expressions) and any(
+                j.args.get("using") or j.args.get("method") == "NATURAL" for j in joins
+            ):
                 issues.append(
                     TranslationIssue(
                         "star-using",

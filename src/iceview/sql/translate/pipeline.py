@@ -203,7 +203,7 @@ def _translate(
         src, dst, typed=typed is not None, qualified=qualify_with is not None, spark_ansi=spark_ansi
     )
     # a name the engines resolve otherwise than the typing did: read before any rewrite
-    captured = capture_issues(typed, schemas, src) if typed is not None else capture_issues(tree, None, src)
+    captured = capture_issues(work, schemas if typed is not None else None, src)
     captured += written_name_issues(tree, src) + spark_subquery_issues(work, dst, src)
     captured += star_issues(tree, work, src, typed is not None)
     gate(work, ctx)  # type signatures, read before any rewrite; listed after the rules' own codes
